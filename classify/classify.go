@@ -1,0 +1,488 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/schema"
+)
+
+// Layers.
+const (
+	LayerApplication = "application"
+	LayerInteraction = "interaction"
+	LayerProtocol    = "protocol"
+	LayerTransport   = "transport"
+	LayerUnknown     = "unknown"
+)
+
+// Outcomes.
+const (
+	ToolSuccess       = "TOOL_SUCCESS"
+	ToolError         = "TOOL_ERROR"
+	Success           = "SUCCESS"
+	InputRequired     = "INPUT_REQUIRED"
+	Cancelled         = "CANCELLED"
+	JSONRPCError      = "JSONRPC_ERROR"
+	MalformedJSON     = "MALFORMED_JSON"
+	InvalidEnvelope   = "INVALID_ENVELOPE"
+	InvalidToolResult = "INVALID_TOOL_RESULT"
+	InvalidResult     = "INVALID_RESULT"
+	HTTPError         = "HTTP_ERROR"
+	StreamIncomplete  = "STREAM_INCOMPLETE"
+	NoResponse        = "NO_RESPONSE"
+	Unknown           = "UNKNOWN"
+)
+
+// Retry advice values.
+const (
+	AdviceRetryIfIdempotent        = "retry_if_idempotent"
+	AdviceRespectRetryAfter        = "respect_retry_after"
+	AdviceFixArguments             = "fix_arguments"
+	AdviceInspectToolState         = "inspect_tool_state"
+	AdviceInvestigateCompatibility = "investigate_compatibility"
+	AdviceProvideInput             = "provide_input"
+	AdviceReinitializeSession      = "reinitialize_session"
+	AdviceNone                     = "none"
+)
+
+// LayerOf returns the layer an outcome belongs to.
+func LayerOf(outcome string) string {
+	switch outcome {
+	case ToolSuccess, ToolError, Success:
+		return LayerApplication
+	case InputRequired, Cancelled:
+		return LayerInteraction
+	case JSONRPCError, MalformedJSON, InvalidEnvelope, InvalidToolResult, InvalidResult:
+		return LayerProtocol
+	case HTTPError, StreamIncomplete, NoResponse:
+		return LayerTransport
+	}
+	return LayerUnknown
+}
+
+// Outcomes lists every outcome, in the order reports show them.
+var Outcomes = []string{ToolSuccess, Success, ToolError, InputRequired, Cancelled, JSONRPCError,
+	MalformedJSON, InvalidEnvelope, InvalidToolResult, InvalidResult, HTTPError, StreamIncomplete,
+	NoResponse, Unknown}
+
+// Attempt is one HTTP POST that carried the request, with the messages found
+// in its response body or response stream.
+type Attempt struct {
+	Responded    bool
+	Status       int
+	Failure      string // failure kind when !Responded
+	ContentType  string
+	SSE          bool
+	StreamEnd    string
+	BodyRecorded bool
+	BodyEmpty    bool
+	Messages     []schema.Message
+}
+
+// Evidence is everything known about one exchange.
+type Evidence struct {
+	Method          string
+	ProtocolVersion string // "" when unknown: version rules are then lenient
+	ID              schema.ID
+	// Attempts are the HTTP POSTs carrying the request, in order. Empty for
+	// stdio and for requests the server sent to the client.
+	Attempts []Attempt
+	// Response is a response matched by id outside the final attempt's own
+	// body: on a GET or resumed stream, or a stdio frame.
+	Response *schema.Message
+	// Stray are messages attributed to the exchange that are not a matching
+	// response (a malformed stdio frame while only this request was open).
+	Stray []schema.Message
+	// Cancelled: the requester sent notifications/cancelled for it.
+	Cancelled bool
+	// OnSession: the request carried an MCP session id.
+	OnSession bool
+}
+
+// Verdict is the judgement of one exchange.
+type Verdict struct {
+	Outcome      string
+	Layer        string
+	Reason       string
+	ErrorCode    *int64
+	ErrorMessage string
+	ErrorType    string
+	ResultType   string
+	IsError      *bool
+	RetryAdvice  string
+	Judged       *schema.Message // the message the verdict rests on, if any
+}
+
+const v20260728 = "2026-07-28"
+
+// Classify judges one exchange.
+func Classify(ev *Evidence) Verdict {
+	v := classify(ev)
+	v.Layer = LayerOf(v.Outcome)
+	if v.RetryAdvice == "" {
+		v.RetryAdvice = advice(&v, ev)
+	}
+	return v
+}
+
+func classify(ev *Evidence) Verdict {
+	var last *Attempt
+	if n := len(ev.Attempts); n > 0 {
+		last = &ev.Attempts[n-1]
+	}
+	if last != nil {
+		if !last.Responded {
+			if ev.Response != nil {
+				return judgeMatched(ev, ev.Response)
+			}
+			if ev.Cancelled || (last.Failure == schema.FailureClientAbort && ev.ProtocolVersion == v20260728) {
+				return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
+			}
+			return Verdict{Outcome: NoResponse, Reason: "no HTTP response: " + orDefault(last.Failure, "failure"), ErrorType: orDefault(last.Failure, "_OTHER")}
+		}
+		if last.Status < 200 || last.Status > 299 {
+			v := Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(last.Status), ErrorType: strconv.Itoa(last.Status)}
+			// Keep a JSON-RPC error carried by the error response as detail.
+			for i := range last.Messages {
+				m := &last.Messages[i]
+				if m.Kind != schema.MsgResponse {
+					continue
+				}
+				r := gjson.ParseBytes(m.Raw)
+				if e := r.Get("error"); e.IsObject() {
+					if c := e.Get("code"); isInteger(c) {
+						code := c.Int()
+						v.ErrorCode = &code
+					}
+					if msg := e.Get("message"); msg.Type == gjson.String {
+						v.ErrorMessage = msg.Str
+					}
+					v.Judged = m
+					break
+				}
+			}
+			return v
+		}
+		if m := matchIn(last.Messages, ev.ID); m != nil {
+			return judgeMatched(ev, m)
+		}
+	}
+	if ev.Response != nil {
+		return judgeMatched(ev, ev.Response)
+	}
+	var own []schema.Message
+	if last != nil {
+		own = last.Messages
+	} else {
+		own = ev.Stray
+	}
+	// Rule 3: the body itself is wrong.
+	for i := range own {
+		if own[i].Kind == schema.MsgInvalidJSON {
+			return Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: &own[i]}
+		}
+	}
+	for i := range own {
+		switch own[i].Kind {
+		case schema.MsgResponse:
+			return judgeMatched(ev, &own[i]) // fails the id check: INVALID_ENVELOPE
+		case schema.MsgOther:
+			return Verdict{Outcome: InvalidEnvelope, Reason: "response body is not a JSON-RPC message", Judged: &own[i]}
+		}
+	}
+	// Rule 4: evidence missing.
+	if last != nil {
+		if !last.BodyRecorded && last.Status != 202 {
+			return Verdict{Outcome: Unknown, Reason: "response body not recorded"}
+		}
+		if last.SSE {
+			if last.StreamEnd == schema.StreamClientClosed && ev.ProtocolVersion == v20260728 {
+				return Verdict{Outcome: Cancelled, Reason: "client closed the response stream (2026-07-28 cancellation)"}
+			}
+			if ev.Cancelled {
+				return Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response; then cancelled"}
+			}
+			return Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response (" + orDefault(last.StreamEnd, "end unknown") + ")"}
+		}
+		if last.Status != 202 && last.BodyEmpty {
+			return Verdict{Outcome: MalformedJSON, Reason: "empty response body"}
+		}
+	}
+	if ev.Cancelled {
+		return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
+	}
+	if last != nil && last.Status == 202 {
+		return Verdict{Outcome: NoResponse, Reason: "request answered 202 and no response arrived on any stream", ErrorType: "_OTHER"}
+	}
+	return Verdict{Outcome: NoResponse, Reason: "no response in the log", ErrorType: "_OTHER"}
+}
+
+// matchIn finds the response to id among msgs.
+func matchIn(msgs []schema.Message, id schema.ID) *schema.Message {
+	for i := range msgs {
+		if msgs[i].Kind == schema.MsgResponse && SameID(msgs[i].ID, id) {
+			return &msgs[i]
+		}
+	}
+	return nil
+}
+
+// SameID compares two ids type-sensitively; numbers compare by value.
+func SameID(a, b schema.ID) bool {
+	if a.Type != b.Type || !a.Valid() {
+		return false
+	}
+	if a.Text == b.Text {
+		return true
+	}
+	if a.Type == schema.IDNumber {
+		x, err1 := strconv.ParseFloat(a.Text, 64)
+		y, err2 := strconv.ParseFloat(b.Text, 64)
+		return err1 == nil && err2 == nil && x == y
+	}
+	return false
+}
+
+func isToolCall(method string) bool { return method == "tools/call" }
+
+func invalidResult(method, reason string, m *schema.Message) Verdict {
+	if isToolCall(method) {
+		return Verdict{Outcome: InvalidToolResult, Reason: reason, Judged: m}
+	}
+	return Verdict{Outcome: InvalidResult, Reason: reason, Judged: m}
+}
+
+func batchAllowed(version string) bool { return version == "" || version == "2025-03-26" }
+
+// judgeMatched applies rules 5 to 8 to one response message.
+func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
+	if m.Kind == schema.MsgInvalidJSON {
+		return Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: m}
+	}
+	if m.InBatch() && !batchAllowed(ev.ProtocolVersion) {
+		return Verdict{Outcome: InvalidEnvelope, Reason: "batch response outside 2025-03-26", Judged: m}
+	}
+	r := gjson.ParseBytes(m.Raw)
+	if !r.IsObject() {
+		return Verdict{Outcome: InvalidEnvelope, Reason: "response is not a JSON object", Judged: m}
+	}
+	if j := r.Get("jsonrpc"); j.Type != gjson.String || j.Str != "2.0" {
+		return Verdict{Outcome: InvalidEnvelope, Reason: `"jsonrpc" is not "2.0"`, Judged: m}
+	}
+	res, errv := r.Get("result"), r.Get("error")
+	if res.Exists() && errv.Exists() {
+		return Verdict{Outcome: InvalidEnvelope, Reason: "result and error together", Judged: m}
+	}
+	if !res.Exists() && !errv.Exists() {
+		return Verdict{Outcome: InvalidEnvelope, Reason: "neither result nor error", Judged: m}
+	}
+	nullIDError := errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
+	if !nullIDError && !SameID(m.ID, ev.ID) {
+		reason := "response id " + idText(m.ID) + " does not match request id " + idText(ev.ID)
+		return Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
+	}
+	if errv.Exists() {
+		if !errv.IsObject() {
+			return Verdict{Outcome: InvalidEnvelope, Reason: "error is not an object", Judged: m}
+		}
+		c := errv.Get("code")
+		if !isInteger(c) {
+			return Verdict{Outcome: InvalidEnvelope, Reason: "error code is not an integer", Judged: m}
+		}
+		msg := errv.Get("message")
+		if msg.Type != gjson.String {
+			return Verdict{Outcome: InvalidEnvelope, Reason: "error message is not a string", Judged: m}
+		}
+		code := c.Int()
+		return Verdict{Outcome: JSONRPCError, Reason: "JSON-RPC error " + strconv.FormatInt(code, 10),
+			ErrorCode: &code, ErrorMessage: msg.Str, ErrorType: strconv.FormatInt(code, 10), Judged: m}
+	}
+	return judgeResult(ev, res, m)
+}
+
+func idText(id schema.ID) string {
+	switch id.Type {
+	case schema.IDString:
+		return strconv.Quote(id.Text)
+	case schema.IDNumber:
+		return id.Text
+	case schema.IDAbsent:
+		return "(absent)"
+	}
+	return id.Type.String()
+}
+
+func isInteger(v gjson.Result) bool {
+	if v.Type != gjson.Number {
+		return false
+	}
+	if !strings.ContainsAny(v.Raw, ".eE") {
+		_, err := strconv.ParseInt(v.Raw, 10, 64)
+		return err == nil
+	}
+	f := v.Num
+	return f == float64(int64(f))
+}
+
+// requiredFields lists, per method, fields a valid result must have and the
+// JSON type each must be.
+var requiredFields = map[string][]struct {
+	path string
+	typ  string // "object", "array", "string"
+}{
+	"initialize":               {{"protocolVersion", "string"}, {"capabilities", "object"}, {"serverInfo", "object"}},
+	"tools/list":               {{"tools", "array"}},
+	"resources/list":           {{"resources", "array"}},
+	"resources/templates/list": {{"resourceTemplates", "array"}},
+	"resources/read":           {{"contents", "array"}},
+	"prompts/list":             {{"prompts", "array"}},
+	"prompts/get":              {{"messages", "array"}},
+	"completion/complete":      {{"completion", "object"}},
+	"server/discover":          {{"supportedVersions", "array"}},
+	"roots/list":               {{"roots", "array"}},
+	"sampling/createMessage":   {{"role", "string"}, {"content", "any"}},
+	"elicitation/create":       {{"action", "string"}},
+}
+
+var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
+	method := ev.Method
+	if !res.IsObject() {
+		return invalidResult(method, "result is not an object", m)
+	}
+	resultType := "complete"
+	if rt := res.Get("resultType"); rt.Exists() {
+		if rt.Type != gjson.String {
+			return invalidResult(method, "resultType is not a string", m)
+		}
+		resultType = rt.Str
+	}
+	switch resultType {
+	case "complete":
+	case "input_required":
+		if !mrtrMethods[method] {
+			v := invalidResult(method, "input_required is not allowed on "+method, m)
+			v.ResultType = resultType
+			return v
+		}
+		ir, rs := res.Get("inputRequests"), res.Get("requestState")
+		if (ir.Exists() && !ir.IsObject()) || (rs.Exists() && rs.Type != gjson.String) || (!ir.Exists() && !rs.Exists()) {
+			v := invalidResult(method, "input_required without valid inputRequests or requestState", m)
+			v.ResultType = resultType
+			return v
+		}
+		return Verdict{Outcome: InputRequired, Reason: "server asks for more input (MRTR)", ResultType: resultType, Judged: m}
+	default:
+		v := invalidResult(method, "unknown resultType "+strconv.Quote(resultType), m)
+		v.ResultType = resultType
+		return v
+	}
+	if isToolCall(method) {
+		if c := res.Get("content"); !c.IsArray() {
+			v := invalidResult(method, "content is not an array", m)
+			v.ResultType = resultType
+			return v
+		}
+		isErr := false
+		if ie := res.Get("isError"); ie.Exists() {
+			if ie.Type != gjson.True && ie.Type != gjson.False {
+				v := invalidResult(method, "isError is not a boolean", m)
+				v.ResultType = resultType
+				return v
+			}
+			isErr = ie.Type == gjson.True
+		}
+		if sc := res.Get("structuredContent"); sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && !sc.IsObject() {
+			v := invalidResult(method, "structuredContent is not an object", m)
+			v.ResultType = resultType
+			return v
+		}
+		if isErr {
+			return Verdict{Outcome: ToolError, Reason: "tool reported isError: true", ErrorType: "tool_error",
+				ResultType: resultType, IsError: &isErr, Judged: m}
+		}
+		return Verdict{Outcome: ToolSuccess, Reason: "tool result", ResultType: resultType, IsError: &isErr, Judged: m}
+	}
+	for _, f := range requiredFields[method] {
+		g := res.Get(f.path)
+		ok := g.Exists()
+		switch f.typ {
+		case "object":
+			ok = g.IsObject()
+		case "array":
+			ok = g.IsArray()
+		case "string":
+			ok = g.Type == gjson.String
+		}
+		if !ok {
+			v := invalidResult(method, method+" result lacks "+f.path+" ("+f.typ+")", m)
+			v.ResultType = resultType
+			return v
+		}
+	}
+	return Verdict{Outcome: Success, Reason: "valid result", ResultType: resultType, Judged: m}
+}
+
+func structuredMustBeObject(version string) bool {
+	return version == "2025-06-18" || version == "2025-11-25"
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// advice maps a verdict to the seed article's retry table.
+func advice(v *Verdict, ev *Evidence) string {
+	switch v.Outcome {
+	case HTTPError:
+		var status int
+		if n := len(ev.Attempts); n > 0 {
+			status = ev.Attempts[n-1].Status
+		}
+		switch {
+		case status == 429:
+			return AdviceRespectRetryAfter
+		case status == 404 && ev.OnSession:
+			return AdviceReinitializeSession
+		case status == 408 || status >= 500:
+			return AdviceRetryIfIdempotent
+		case status == 401 || status == 403:
+			return AdviceNone
+		case v.ErrorCode != nil:
+			return codeAdvice(*v.ErrorCode)
+		}
+		return AdviceInvestigateCompatibility
+	case NoResponse, StreamIncomplete:
+		return AdviceRetryIfIdempotent
+	case JSONRPCError:
+		return codeAdvice(*v.ErrorCode)
+	case ToolError:
+		return AdviceInspectToolState
+	case InputRequired:
+		return AdviceProvideInput
+	case MalformedJSON, InvalidEnvelope, InvalidToolResult, InvalidResult:
+		return AdviceInvestigateCompatibility
+	}
+	return AdviceNone
+}
+
+func codeAdvice(code int64) string {
+	switch code {
+	case -32602, -32002:
+		return AdviceFixArguments
+	case -32700, -32600, -32601, -32020, -32021, -32022:
+		return AdviceInvestigateCompatibility
+	case -32042:
+		return AdviceProvideInput
+	case -32001:
+		return AdviceRetryIfIdempotent
+	}
+	return AdviceNone
+}

@@ -1,0 +1,182 @@
+// Command ingest reads MCP traffic logs, correlates and classifies every
+// JSON-RPC exchange, and writes a Parquet dataset.
+//
+//	ingest [flags] PATH...
+//
+// With no PATH it ingests the bundled samples/ directory. See README.md.
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+
+	"mcptrace/pipeline"
+	"mcptrace/redact"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "./out", "output dataset directory")
+	workers := fs.Int("workers", 0, "decode workers and correlator shards (0: one per core)")
+	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
+	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
+	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
+	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
+	quiet := fs.Bool("quiet", false, "log warnings and errors only")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: ingest [flags] PATH...\n\nReads MCP traffic logs (files, directories, gzip) and writes OUT/exchanges and OUT/quarantine as Parquet.\nWith no PATH, ingests the bundled samples/ directory.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	log := newLogger(stderr, *quiet)
+	inputs := fs.Args()
+	if len(inputs) == 0 {
+		if _, err := os.Stat("samples"); err != nil {
+			log.Error().Msg("no PATH given and no samples/ directory here: run from the repository root or name the logs to ingest")
+			return 2
+		}
+		inputs = []string{"samples"}
+	}
+	ps, err := pseudonymizer(*keyFile, *keyID, log)
+	if err != nil {
+		log.Error().Err(err).Msg("pseudonym key")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills the process at once
+	}()
+	cfg := pipeline.Config{Inputs: inputs, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
+		RowGroupRows: *rowGroup, Pseudonyms: ps,
+		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
+	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		cfg.ProgressEvery = time.Second
+		cfg.Progress = func(p pipeline.Progress) {
+			log.Info().Int64("lines", p.Lines).Str("read", humanBytes(p.Bytes)).
+				Str("rate", humanBytes(int64(float64(p.Bytes)/p.Elapsed.Seconds()))+"/s").Msg("ingesting")
+		}
+	}
+	log.Info().Strs("inputs", inputs).Str("out", *out).Msg("ingest started")
+	sum, err := pipeline.Run(ctx, cfg)
+	if err != nil {
+		log.Error().Err(err).Msg("ingest failed; nothing was written")
+		return 1
+	}
+	printSummary(stdout, sum)
+	if !sum.Balanced() {
+		log.Error().Msg("conservation check failed: some input lines are not accounted for (a bug: please report it)")
+		return 1
+	}
+	return 0
+}
+
+func newLogger(w io.Writer, quiet bool) zerolog.Logger {
+	level := zerolog.InfoLevel
+	if quiet {
+		level = zerolog.WarnLevel
+	}
+	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05"}
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Str("cmd", "ingest").Logger()
+}
+
+func pseudonymizer(file, keyID string, log zerolog.Logger) (*redact.Pseudonymizer, error) {
+	var raw []byte
+	switch {
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read -pseudonym-key-file %s: %w", file, err)
+		}
+		raw = b
+	case os.Getenv("MCPTRACE_PSEUDONYM_KEY") != "":
+		raw = []byte(os.Getenv("MCPTRACE_PSEUDONYM_KEY"))
+	default:
+		log.Warn().Msg("no pseudonym key given (-pseudonym-key-file or MCPTRACE_PSEUDONYM_KEY): using a random key for this run, so session pseudonyms will not join across runs")
+		return redact.RandomPseudonymizer(), nil
+	}
+	s := strings.TrimSpace(string(raw))
+	if b, err := hex.DecodeString(s); err == nil && len(b) >= 16 {
+		return redact.NewPseudonymizer(keyID, b)
+	}
+	return redact.NewPseudonymizer(keyID, []byte(s))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func printSummary(w io.Writer, s *pipeline.Summary) {
+	fmt.Fprintf(w, "mcptrace ingest summary\n")
+	fmt.Fprintf(w, "  inputs:        %d files, %d lines, %s\n", len(s.Files), s.Lines, humanBytes(s.Bytes))
+	fmt.Fprintf(w, "  exchanges:     %d written\n", s.Exchanges)
+	for _, o := range s.Outcomes() {
+		fmt.Fprintf(w, "    %-20s %d\n", o.Outcome, o.Count)
+	}
+	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
+	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)
+	fmt.Fprintf(w, "  stray messages (no matching request): %d\n", s.Correlation.StrayMessages)
+	fmt.Fprintf(w, "  quarantined:   %d lines\n", s.Quarantined)
+	for _, r := range sortedKeys(s.ByReason) {
+		fmt.Fprintf(w, "    %-20s %d\n", r, s.ByReason[r])
+	}
+	c := s.Correlation
+	status := "OK"
+	if !s.Balanced() {
+		status = "MISMATCH"
+	}
+	fmt.Fprintf(w, "  conservation:  %d lines = %d observations + %d quarantined + %d blank  [%s]\n",
+		s.Lines, s.Observations, s.Quarantined, s.Blank, status)
+	fmt.Fprintf(w, "                 %d observations = %d in exchanges + %d notification-only + %d stray + %d stderr + %d other\n",
+		c.Observations, c.Contributing, c.NotificationOnly, c.Stray, c.Stderr, c.Other)
+	for _, f := range s.ExchangeFiles {
+		fmt.Fprintf(w, "  wrote %s\n", f)
+	}
+	for _, f := range s.QuarantineOut {
+		fmt.Fprintf(w, "  wrote %s\n", f)
+	}
+	fmt.Fprintf(w, "  elapsed:       %s\n", s.Elapsed.Round(time.Millisecond))
+}
+
+func sortedKeys(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

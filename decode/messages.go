@@ -1,0 +1,141 @@
+package decode
+
+import (
+	"bytes"
+	"hash/fnv"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/schema"
+)
+
+// MaxDepth is the deepest JSON nesting accepted, in a log line or in a body.
+// Deeper input is refused before any recursive parser sees it.
+const MaxDepth = 512
+
+// maxInvalidRaw bounds what is kept of a body that is not JSON.
+const maxInvalidRaw = 512
+
+// depthExceeds reports whether b nests arrays and objects deeper than max,
+// scanning bytes once and skipping strings.
+func depthExceeds(b []byte, max int) bool {
+	depth, inStr := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			if depth > max {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// AppendMessages parses body (one JSON-RPC message, or a batch array) and
+// appends what it holds to dst. A body that is not JSON yields one
+// MsgInvalidJSON message; an empty body yields nothing.
+func AppendMessages(dst []schema.Message, body []byte, where schema.Where, event int) []schema.Message {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return dst
+	}
+	if depthExceeds(body, MaxDepth) {
+		return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)})
+	}
+	if !gjson.ValidBytes(body) {
+		return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Raw: clip(body)})
+	}
+	r := gjson.ParseBytes(body)
+	if r.IsArray() {
+		arr := r.Array()
+		if len(arr) == 0 {
+			return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: []byte(r.Raw)})
+		}
+		for i, el := range arr {
+			dst = append(dst, message(el, where, event, i))
+		}
+		return dst
+	}
+	return append(dst, message(r, where, event, -1))
+}
+
+func clip(b []byte) []byte {
+	if len(b) > maxInvalidRaw {
+		b = b[:maxInvalidRaw]
+	}
+	return append([]byte(nil), b...)
+}
+
+func message(r gjson.Result, where schema.Where, event, batch int) schema.Message {
+	m := schema.Message{Where: where, Event: event, BatchIndex: batch, Raw: []byte(r.Raw)}
+	if !r.IsObject() {
+		m.Kind = schema.MsgOther
+		return m
+	}
+	var method, id, result, errv, params gjson.Result
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "method":
+			method = v
+		case "id":
+			id = v
+		case "result":
+			result = v
+		case "error":
+			errv = v
+		case "params":
+			params = v
+		}
+		return true
+	})
+	m.ID = idOf(id)
+	switch {
+	case method.Exists() && method.Type == gjson.String:
+		m.Method = method.Str
+		if id.Exists() {
+			m.Kind = schema.MsgRequest
+			h := fnv.New64a()
+			h.Write([]byte(method.Str))
+			h.Write([]byte{0})
+			h.Write([]byte(params.Raw))
+			m.ParamsHash = h.Sum64()
+		} else {
+			m.Kind = schema.MsgNotification
+		}
+	case result.Exists() || errv.Exists():
+		m.Kind = schema.MsgResponse
+	default:
+		m.Kind = schema.MsgOther
+	}
+	return m
+}
+
+func idOf(v gjson.Result) schema.ID {
+	if !v.Exists() {
+		return schema.ID{Type: schema.IDAbsent}
+	}
+	switch v.Type {
+	case gjson.Null:
+		return schema.ID{Type: schema.IDNull}
+	case gjson.Number:
+		return schema.ID{Type: schema.IDNumber, Text: v.Raw}
+	case gjson.String:
+		return schema.ID{Type: schema.IDString, Text: v.Str}
+	}
+	return schema.ID{Type: schema.IDOther, Text: v.Raw}
+}

@@ -1,0 +1,89 @@
+package decode
+
+import "strings"
+
+// Event is one dispatched server-sent event.
+type Event struct {
+	Type string // the event field; "" means "message"
+	ID   string
+	Data string
+}
+
+// ParseSSE parses a text/event-stream body following the WHATWG rules: lines
+// end in CRLF, LF or CR; lines starting with ':' are comments; "data" fields
+// accumulate with newlines; a blank line dispatches the event, and an event
+// whose data is empty (such as a priming event carrying only an id) is not
+// dispatched. The spec discards an event left unterminated at the end of the
+// stream; when complete is true (the logger says the stream ended normally) a
+// trailing unterminated event is dispatched instead, since some loggers drop
+// the final blank line.
+func ParseSSE(text string, complete bool) []Event {
+	var (
+		events []Event
+		data   strings.Builder
+		hasBuf bool
+		typ    string
+		lastID string
+	)
+	dispatch := func() {
+		if hasBuf {
+			d := data.String()
+			d = strings.TrimSuffix(d, "\n")
+			if d != "" {
+				events = append(events, Event{Type: typ, ID: lastID, Data: d})
+			}
+		}
+		data.Reset()
+		hasBuf = false
+		typ = ""
+	}
+	text = strings.TrimPrefix(text, "\ufeff")
+	for len(text) > 0 {
+		i := strings.IndexAny(text, "\r\n")
+		var line string
+		if i < 0 {
+			// Unterminated last line.
+			line, text = text, ""
+			processField(line, &data, &hasBuf, &typ, &lastID)
+			break
+		}
+		line = text[:i]
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			text = text[i+2:]
+		} else {
+			text = text[i+1:]
+		}
+		if line == "" {
+			dispatch()
+			continue
+		}
+		processField(line, &data, &hasBuf, &typ, &lastID)
+	}
+	if complete {
+		dispatch()
+	}
+	return events
+}
+
+func processField(line string, data *strings.Builder, hasBuf *bool, typ, lastID *string) {
+	if line[0] == ':' {
+		return
+	}
+	field, value := line, ""
+	if i := strings.IndexByte(line, ':'); i >= 0 {
+		field, value = line[:i], line[i+1:]
+		value = strings.TrimPrefix(value, " ")
+	}
+	switch field {
+	case "data":
+		data.WriteString(value)
+		data.WriteByte('\n')
+		*hasBuf = true
+	case "event":
+		*typ = value
+	case "id":
+		if !strings.ContainsRune(value, 0) {
+			*lastID = value
+		}
+	}
+}

@@ -1,0 +1,335 @@
+package decode
+
+import (
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/schema"
+)
+
+// Quarantine reason codes. They are stable: users filter on them.
+const (
+	ReasonInvalidUTF8   = "invalid_utf8"
+	ReasonTooDeep       = "nesting_too_deep"
+	ReasonNotJSON       = "not_json"
+	ReasonNotObject     = "not_an_object"
+	ReasonNotWireRecord = "not_a_wire_record"
+	ReasonUnsupported   = "unsupported_version"
+	ReasonMissingField  = "missing_field"
+	ReasonBadValue      = "bad_value"
+	ReasonLineTooLong   = "line_too_long"
+	ReasonReadError     = "read_error"
+)
+
+// LineError says why a line could not be decoded.
+type LineError struct {
+	Reason string // one of the Reason constants
+	Detail string // what exactly, for a person
+}
+
+func (e *LineError) Error() string { return e.Reason + ": " + e.Detail }
+
+func lineErr(reason, format string, args ...any) *LineError {
+	return &LineError{Reason: reason, Detail: fmt.Sprintf(format, args...)}
+}
+
+// IsBlank reports whether a line holds only white space; blank lines are
+// skipped (and counted) rather than quarantined.
+func IsBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// WireLine decodes one line of the mcptrace wire log.
+func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
+	var obs schema.Observation
+	if !utf8.Valid(line) {
+		off := 0
+		for off < len(line) {
+			r, n := utf8.DecodeRune(line[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return obs, lineErr(ReasonInvalidUTF8, "invalid UTF-8 at byte %d", off)
+	}
+	if depthExceeds(line, MaxDepth) {
+		return obs, lineErr(ReasonTooDeep, "JSON nests deeper than %d levels", MaxDepth)
+	}
+	if !gjson.ValidBytes(line) {
+		return obs, lineErr(ReasonNotJSON, "not valid JSON (truncated or corrupt line)")
+	}
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return obs, lineErr(ReasonNotObject, "a wire record is a JSON object, found %s", r.Type)
+	}
+	var f struct {
+		format, ts, endTS, side, transport, client, server, conn, session, version, http, stdio, trigger, scenario gjson.Result
+	}
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "mcptrace":
+			f.format = v
+		case "ts":
+			f.ts = v
+		case "end_ts":
+			f.endTS = v
+		case "side":
+			f.side = v
+		case "transport":
+			f.transport = v
+		case "client":
+			f.client = v
+		case "server":
+			f.server = v
+		case "connection":
+			f.conn = v
+		case "session_id":
+			f.session = v
+		case "protocol_version":
+			f.version = v
+		case "http":
+			f.http = v
+		case "stdio":
+			f.stdio = v
+		case "trigger":
+			f.trigger = v
+		case "scenario":
+			f.scenario = v
+		}
+		return true
+	})
+	if !f.format.Exists() {
+		return obs, lineErr(ReasonNotWireRecord, `no "mcptrace" marker: not an mcptrace wire log line`)
+	}
+	if f.format.String() != schema.WireFormat {
+		return obs, lineErr(ReasonUnsupported, "mcptrace format %q is not supported (want %q)", f.format.String(), schema.WireFormat)
+	}
+	obs.Pos = pos
+	var err error
+	if obs.Time, err = parseTime(f.ts, "ts", true); err != nil {
+		return obs, err
+	}
+	if obs.EndTime, err = parseTime(f.endTS, "end_ts", false); err != nil {
+		return obs, err
+	}
+	switch s := f.side.String(); s {
+	case "client", "server":
+		obs.Side = schema.Side(s)
+	case "":
+		return obs, lineErr(ReasonMissingField, `"side" is required (client or server)`)
+	default:
+		return obs, lineErr(ReasonBadValue, `"side" must be client or server, not %q`, clipStr(s))
+	}
+	obs.ClientName, obs.ClientVersion = f.client.Get("name").String(), f.client.Get("version").String()
+	obs.ServerName, obs.ServerVersion = f.server.Get("name").String(), f.server.Get("version").String()
+	obs.Connection = f.conn.String()
+	obs.SessionID = f.session.String()
+	obs.ProtocolVersion = f.version.String()
+	obs.Trigger = f.trigger.String()
+	obs.Scenario = f.scenario.String()
+	switch t := f.transport.String(); t {
+	case "streamable-http", "http+sse", "stdio":
+		obs.Transport = schema.Transport(t)
+	case "":
+		if f.stdio.Exists() {
+			obs.Transport = schema.TransportStdio
+		} else {
+			obs.Transport = schema.TransportStreamableHTTP
+		}
+	default:
+		return obs, lineErr(ReasonBadValue, `"transport" must be streamable-http, http+sse or stdio, not %q`, clipStr(t))
+	}
+	switch {
+	case f.http.Exists() && f.stdio.Exists():
+		return obs, lineErr(ReasonBadValue, `a record has "http" or "stdio", not both`)
+	case f.http.IsObject():
+		return obs, decodeHTTP(&obs, f.http)
+	case f.stdio.IsObject():
+		return obs, decodeStdio(&obs, f.stdio)
+	}
+	return obs, lineErr(ReasonMissingField, `a record needs an "http" or a "stdio" object`)
+}
+
+func clipStr(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func parseTime(v gjson.Result, name string, required bool) (time.Time, error) {
+	if !v.Exists() || v.Type == gjson.Null {
+		if required {
+			return time.Time{}, lineErr(ReasonMissingField, "%q (RFC 3339 time) is required", name)
+		}
+		return time.Time{}, nil
+	}
+	if v.Type != gjson.String {
+		return time.Time{}, lineErr(ReasonBadValue, "%q must be an RFC 3339 string", name)
+	}
+	t, err := time.Parse(time.RFC3339Nano, v.Str)
+	if err != nil {
+		return time.Time{}, lineErr(ReasonBadValue, "%q is not an RFC 3339 time: %q", name, clipStr(v.Str))
+	}
+	return t.UTC(), nil
+}
+
+// header returns the first value of a header, matching names without case.
+func header(h gjson.Result, name string) string {
+	var out string
+	h.ForEach(func(k, v gjson.Result) bool {
+		if strings.EqualFold(k.Str, name) {
+			if v.IsArray() {
+				out = v.Get("0").String()
+			} else {
+				out = v.String()
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+func decodeStdio(obs *schema.Observation, s gjson.Result) error {
+	dir := s.Get("direction").String()
+	switch dir {
+	case schema.DirClientToServer, schema.DirServerToClient, schema.DirStderr:
+	case "":
+		return lineErr(ReasonMissingField, `"stdio.direction" is required (c2s, s2c or stderr)`)
+	default:
+		return lineErr(ReasonBadValue, `"stdio.direction" must be c2s, s2c or stderr, not %q`, clipStr(dir))
+	}
+	obs.Stdio = dir
+	line := s.Get("line")
+	if !line.Exists() {
+		return lineErr(ReasonMissingField, `"stdio.line" is required`)
+	}
+	if dir != schema.DirStderr {
+		obs.Messages = AppendMessages(obs.Messages, []byte(line.String()), schema.InStdio, 0)
+	}
+	return nil
+}
+
+func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
+	req := h.Get("request")
+	if !req.IsObject() {
+		return lineErr(ReasonMissingField, `"http.request" is required`)
+	}
+	ev := &schema.HTTPEvidence{Method: strings.ToUpper(req.Get("method").String()), URL: req.Get("url").String()}
+	if ev.Method == "" {
+		return lineErr(ReasonMissingField, `"http.request.method" is required`)
+	}
+	obs.HTTP = ev
+	rh := req.Get("headers")
+	ev.LastEventID = header(rh, "Last-Event-ID")
+	if obs.SessionID == "" {
+		obs.SessionID = header(rh, "Mcp-Session-Id")
+	}
+	if obs.ProtocolVersion == "" {
+		obs.ProtocolVersion = header(rh, "MCP-Protocol-Version")
+	}
+	if body := req.Get("body"); body.Exists() && body.Type == gjson.String {
+		ev.RequestHasBody = true
+		obs.Messages = AppendMessages(obs.Messages, []byte(body.Str), schema.InRequestBody, 0)
+	}
+	resp, fail := h.Get("response"), h.Get("failure")
+	switch {
+	case resp.IsObject() && fail.Exists():
+		return lineErr(ReasonBadValue, `"http" has "response" or "failure", not both`)
+	case resp.IsObject():
+		st := resp.Get("status")
+		if st.Type != gjson.Number || st.Int() < 100 || st.Int() > 999 {
+			return lineErr(ReasonBadValue, `"http.response.status" must be an HTTP status number`)
+		}
+		ev.Responded, ev.Status = true, int(st.Int())
+		hh := resp.Get("headers")
+		ct := resp.Get("content_type").String()
+		if ct == "" {
+			ct = header(hh, "Content-Type")
+		}
+		if ct != "" {
+			if mt, _, err := mime.ParseMediaType(ct); err == nil {
+				ct = mt
+			} else {
+				ct = strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
+			}
+		}
+		ev.ContentType = ct
+		ev.RetryAfter = header(hh, "Retry-After")
+		ev.RespSessionID = header(hh, "Mcp-Session-Id")
+		ev.StreamEnd = resp.Get("stream_end").String()
+		ev.SSE = ct == "text/event-stream"
+		body := resp.Get("body")
+		if body.Exists() && body.Type == gjson.String {
+			ev.BodyRecorded = true
+			ev.BodyEmpty = strings.TrimSpace(body.Str) == ""
+			if ev.SSE {
+				where := schema.InPostStream
+				if ev.Method == "GET" {
+					where = schema.InGetStream
+					if ev.LastEventID != "" {
+						where = schema.InResumedStream
+					}
+				}
+				end := ev.StreamEnd
+				for i, e := range ParseSSE(body.Str, end == "" || end == schema.StreamComplete) {
+					if e.Type == "endpoint" && obs.SessionID == "" {
+						obs.SessionID = sessionFromURL(e.Data) // legacy HTTP+SSE
+					}
+					if e.Type != "" && e.Type != "message" {
+						continue
+					}
+					ev.SSEEvents++
+					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)
+				}
+			} else {
+				obs.Messages = AppendMessages(obs.Messages, []byte(body.Str), schema.InResponseBody, 0)
+			}
+		}
+	case fail.IsObject():
+		ev.Failure = fail.Get("kind").String()
+		if ev.Failure == "" {
+			return lineErr(ReasonMissingField, `"http.failure.kind" is required`)
+		}
+		ev.FailureMessage = fail.Get("message").String()
+	default:
+		return lineErr(ReasonMissingField, `"http" needs a "response" or a "failure"`)
+	}
+	if obs.SessionID == "" {
+		obs.SessionID = ev.RespSessionID
+	}
+	if obs.SessionID == "" {
+		obs.SessionID = sessionFromURL(ev.URL)
+	}
+	return nil
+}
+
+// sessionFromURL reads the legacy HTTP+SSE session query parameter
+// (sessionId in the TypeScript SDK, session_id in the Python SDK).
+func sessionFromURL(raw string) string {
+	if raw == "" || !strings.Contains(raw, "ession") {
+		return ""
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	if s := q.Get("sessionId"); s != "" {
+		return s
+	}
+	return q.Get("session_id")
+}

@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ExpandInputs turns paths into the list of files to read: a file is taken
+// as is, a directory is walked (files in name order, hidden files and
+// directories skipped). A path that does not exist or cannot be read is an
+// error naming it.
+func ExpandInputs(paths []string) ([]string, error) {
+	var files []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("input %s does not exist: check the path", p)
+			}
+			return nil, fmt.Errorf("input %s cannot be read: %w", p, err)
+		}
+		if !st.IsDir() {
+			if err := canRead(p); err != nil {
+				return nil, err
+			}
+			add(p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("input %s cannot be read: %w", path, err)
+			}
+			name := d.Name()
+			if path != p && strings.HasPrefix(name, ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() && isLogName(name) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			if err := canRead(f); err != nil {
+				return nil, err
+			}
+			add(f)
+		}
+	}
+	return files, nil
+}
+
+// isLogName keeps documentation and code out of a directory walk: a
+// directory of samples holds a README beside its logs.
+func isLogName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".go", ".json5", ".txt~":
+		return false
+	}
+	return true
+}
+
+func canRead(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("input %s cannot be opened: %w (check its permissions)", p, err)
+	}
+	return f.Close()
+}
+
+// openInput opens a file and undoes gzip compression, detected by its magic
+// bytes rather than its name.
+func openInput(path string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input %s cannot be opened: %w", path, err)
+	}
+	br := bufio.NewReaderSize(f, 256<<10)
+	magic, _ := br.Peek(2)
+	if bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("input %s looks like gzip but its header is corrupt: %w", path, err)
+		}
+		return bufio.NewReaderSize(zr, 256<<10), f.Close, nil
+	}
+	return br, f.Close, nil
+}
+
+// lineReader yields lines without their terminator, reporting lines longer
+// than max as too long (their bytes are consumed, not kept).
+type lineReader struct {
+	r       *bufio.Reader
+	max     int
+	buf     []byte
+	lineNo  int64
+	tooLong int64 // length of the last over-long line
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 256<<10)
+	}
+	return &lineReader{r: br, max: max}
+}
+
+// next returns the next line (valid until the following call), whether it was
+// too long, and io.EOF at the end.
+func (l *lineReader) next() (line []byte, tooLong bool, err error) {
+	l.buf = l.buf[:0]
+	total := int64(0)
+	for {
+		frag, err := l.r.ReadSlice('\n')
+		total += int64(len(frag))
+		if !tooLong {
+			if len(l.buf)+len(frag) > l.max+2 {
+				tooLong = true
+				l.buf = l.buf[:0]
+			} else {
+				l.buf = append(l.buf, frag...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		if total == 0 && err == io.EOF {
+			return nil, false, io.EOF
+		}
+		l.lineNo++
+		if tooLong {
+			l.tooLong = total
+			return nil, true, nil
+		}
+		line := bytes.TrimRight(l.buf, "\r\n")
+		if len(line) > l.max {
+			l.tooLong = total
+			return nil, true, nil
+		}
+		return line, false, nil
+	}
+}

@@ -1,0 +1,142 @@
+package schema
+
+import "time"
+
+// Position is where a record sits in its source: a file and line, or (for a
+// stream) a topic, partition and offset written into Source and Line.
+type Position struct {
+	Source string // file path as given, or topic/partition
+	Line   int64  // 1-based line number, or offset
+}
+
+// IDType is the JSON type of a JSON-RPC id. Ids are compared type-sensitively:
+// 1 and "1" are different ids.
+type IDType uint8
+
+const (
+	IDAbsent IDType = iota
+	IDNull
+	IDNumber
+	IDString
+	IDOther // an object, array or boolean: never a valid id
+)
+
+func (t IDType) String() string {
+	switch t {
+	case IDNull:
+		return "null"
+	case IDNumber:
+		return "number"
+	case IDString:
+		return "string"
+	case IDOther:
+		return "invalid"
+	}
+	return ""
+}
+
+// ID is a JSON-RPC id: its type and its text (the number as written, or the
+// string's value).
+type ID struct {
+	Type IDType
+	Text string
+}
+
+// Valid reports whether the id is a string or a number.
+func (id ID) Valid() bool { return id.Type == IDNumber || id.Type == IDString }
+
+// MsgKind is what a JSON value found on the wire is, as JSON-RPC.
+type MsgKind uint8
+
+const (
+	MsgInvalidJSON  MsgKind = iota // not parseable JSON
+	MsgRequest                     // has method and id
+	MsgNotification                // has method, no id
+	MsgResponse                    // has result or error, no method
+	MsgOther                       // parseable JSON that is none of the above
+)
+
+// Where says in which part of an observation a message was found.
+type Where uint8
+
+const (
+	InRequestBody   Where = iota // the body of an HTTP request
+	InResponseBody               // an application/json (or other) response body
+	InPostStream                 // an SSE event of a POST's response stream
+	InGetStream                  // an SSE event of a standalone GET stream
+	InResumedStream              // an SSE event of a GET with Last-Event-ID
+	InStdio                      // a stdio frame
+)
+
+func (w Where) String() string {
+	return [...]string{"request_body", "response_body", "post_stream", "get_stream", "resumed_stream", "stdio"}[w]
+}
+
+// Message is one JSON-RPC message (or something that should have been one)
+// found in an observation, parsed once by the decoder.
+type Message struct {
+	Where      Where
+	Event      int // SSE event number (1-based) for stream messages
+	BatchIndex int // index inside an array body, -1 when not in a batch
+	Kind       MsgKind
+	ID         ID
+	Method     string
+	Raw        []byte // the message's own JSON text (owned, not shared)
+	ParamsHash uint64 // hash of method and params, for requests
+}
+
+// InBatch reports whether the message came from a JSON array body.
+func (m *Message) InBatch() bool { return m.BatchIndex >= 0 }
+
+// Observation is one HTTP transaction or one stdio frame from one side, in the
+// same form whatever the log format it came from.
+type Observation struct {
+	Pos             Position
+	Side            Side
+	Transport       Transport
+	Time            time.Time
+	EndTime         time.Time // zero when unknown
+	ClientName      string
+	ClientVersion   string
+	ServerName      string
+	ServerVersion   string
+	Connection      string
+	SessionID       string
+	ProtocolVersion string // as logged, or from the MCP-Protocol-Version header
+	Trigger         string
+	Scenario        string
+
+	HTTP  *HTTPEvidence // nil for stdio
+	Stdio string        // stdio direction (c2s, s2c, stderr) when HTTP is nil
+
+	Messages []Message // request-side messages first, then response-side
+}
+
+// HTTPEvidence is what is known of one HTTP transaction, without its bodies
+// (the bodies live on as Messages).
+type HTTPEvidence struct {
+	Method         string
+	URL            string
+	LastEventID    string // the request's Last-Event-ID header: a resumed stream
+	RequestHasBody bool
+	Responded      bool // a status was received
+	Status         int
+	ContentType    string // media type only, lower case
+	BodyRecorded   bool   // the response body was recorded (possibly empty)
+	BodyEmpty      bool   // the recorded body was empty
+	SSE            bool   // a text/event-stream response
+	SSEEvents      int    // dispatched events with data
+	StreamEnd      string // how an SSE body ended
+	Failure        string // failure kind when no response came
+	FailureMessage string
+	RetryAfter     string // the response's Retry-After header
+	RespSessionID  string // Mcp-Session-Id set by the response
+}
+
+// EndOrStart returns EndTime, or Time when the end is unknown.
+func (o *Observation) EndOrStart() time.Time {
+	if o.EndTime.IsZero() {
+		return o.Time
+	}
+	return o.EndTime
+}

@@ -1,0 +1,73 @@
+package schema
+
+import "time"
+
+// Exchange is one row of the exchanges table: one JSON-RPC request, every
+// attempt that carried it, its response and how it was judged. Column names
+// are a contract with users' queries; see README.md "Output columns".
+// Optional (nullable) columns are pointers: null means the evidence does not
+// say, never a guessed value.
+type Exchange struct {
+	ExchangeID      string    `parquet:"exchange_id"`
+	Source          string    `parquet:"source,dict"`
+	SourceLine      int64     `parquet:"source_line"`
+	Sides           string    `parquet:"sides,dict"`
+	Initiator       string    `parquet:"initiator,dict"`
+	StartedAt       time.Time `parquet:"started_at,timestamp(microsecond:utc)"`
+	EndedAt         time.Time `parquet:"ended_at,timestamp(microsecond:utc)"`
+	LatencyMS       *float64  `parquet:"latency_ms,optional"`
+	Transport       string    `parquet:"transport,dict"`
+	ProtocolVersion *string   `parquet:"protocol_version,optional,dict"`
+	SessionID       *string   `parquet:"session_id,optional"`
+	ClientName      *string   `parquet:"client_name,optional,dict"`
+	ClientVersion   *string   `parquet:"client_version,optional,dict"`
+	ServerName      *string   `parquet:"server_name,optional,dict"`
+	ServerVersion   *string   `parquet:"server_version,optional,dict"`
+	Method          string    `parquet:"method,dict"`
+	ToolName        *string   `parquet:"tool_name,optional,dict"`
+	JSONRPCID       *string   `parquet:"jsonrpc_id,optional"`
+	JSONRPCIDType   *string   `parquet:"jsonrpc_id_type,optional,dict"`
+	PostCount       int32     `parquet:"post_count"`
+	HTTPStatuses    []int32   `parquet:"http_statuses,list"`
+	ContentType     *string   `parquet:"content_type,optional,dict"`
+	SSEEvents       *int32    `parquet:"sse_events,optional"`
+	StreamComplete  *bool     `parquet:"stream_complete,optional"`
+	StreamEnd       *string   `parquet:"stream_end,optional,dict"`
+	TransportFail   *string   `parquet:"transport_failure,optional,dict"`
+	ResponseWhere   *string   `parquet:"response_where,optional,dict"`
+	Outcome         string    `parquet:"outcome,dict"`
+	Layer           string    `parquet:"layer,dict"`
+	Reason          string    `parquet:"reason"`
+	ErrorCode       *int64    `parquet:"error_code,optional"`
+	ErrorMessage    *string   `parquet:"error_message,optional"`
+	ErrorType       *string   `parquet:"error_type,optional,dict"`
+	ResultType      *string   `parquet:"result_type,optional,dict"`
+	IsError         *bool     `parquet:"is_error,optional"`
+	Cancelled       bool      `parquet:"cancelled"`
+	RetryOrigin     string    `parquet:"retry_origin,dict"`
+	RetryOf         *string   `parquet:"retry_of,optional"`
+	RetryAdvice     string    `parquet:"retry_advice,dict"`
+	RetryAfter      *string   `parquet:"retry_after,optional"`
+	Scenario        *string   `parquet:"scenario,optional,dict"`
+}
+
+// Quarantine is one row of the quarantine table: an input record that could
+// not be used, where it was, and why. Excerpt is short and masked.
+type Quarantine struct {
+	Source     string    `parquet:"source,dict"`
+	Line       int64     `parquet:"line"`
+	ObservedAt time.Time `parquet:"observed_at,timestamp(microsecond:utc)"`
+	Reason     string    `parquet:"reason,dict"`
+	Detail     string    `parquet:"detail"`
+	Bytes      int64     `parquet:"bytes"`
+	Excerpt    string    `parquet:"excerpt"`
+}
+
+// Str returns a pointer to s, or nil when s is empty: the usual way a
+// decoder or correlator fills an optional text column.
+func Str(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
