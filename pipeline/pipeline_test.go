@@ -1,0 +1,210 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/rs/zerolog"
+
+	"mcptrace/pipeline"
+	"mcptrace/redact"
+)
+
+func testKey(t *testing.T) *redact.Pseudonymizer {
+	p, err := redact.NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ingest(t *testing.T, out string, inputs ...string) *pipeline.Summary {
+	t.Helper()
+	sum, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: inputs, OutDir: out, Pseudonyms: testKey(t), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatalf("ingest: %v", err)
+	}
+	if !sum.Balanced() {
+		t.Fatalf("conservation: %+v", sum)
+	}
+	return sum
+}
+
+func duck(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+const okRecord = `{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00.000Z","end_ts":"2026-10-17T10:00:00.020Z","side":"client","transport":"streamable-http","connection":"c1","session_id":"raw-session-7f3a","protocol_version":"2026-07-28","http":{"request":{"method":"POST","url":"http://127.0.0.1:9/mcp","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"synthetic\",\"arguments\":{}}}"},"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"bad token=hunter2hunter2 for ops@example.com\"}}"}}}`
+
+func TestHostileInput(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	b.WriteString(okRecord + "\n")
+	b.WriteString(okRecord[:len(okRecord)/2] + "\n")                                                            // truncated line
+	b.Write([]byte{0x00, 0x01, 0x02, 0xff, 0xfe, 0x7f, 0x80, 0x81, '\n'})                                       // binary garbage
+	b.WriteString(`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00Z","side":"cli` + "\xc3\x28" + `ent"}` + "\n") // invalid UTF-8
+	b.WriteString("Authorization: Bearer sk-live-" + strings.Repeat("A", 5<<20) + "\n")                         // a 5 MB line
+	b.WriteString(strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n")                               // 10,000-deep nesting
+	b.WriteString(strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000) + "\n")
+	b.WriteString("\n   \n")                      // blank lines
+	b.WriteString(`{"mcptrace":"wire/1"}` + "\n") // a record missing everything
+	b.WriteString(okRecord)                       // last line without a newline
+	if err := os.WriteFile(filepath.Join(dir, "hostile.ndjson"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "empty.ndjson"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A gzip file whose stream is cut short.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(okRecord + "\n" + okRecord + "\n"))
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(dir, "cut.ndjson.gz"), gz.Bytes()[:gz.Len()-12], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	sum := ingest(t, out, dir)
+	if len(sum.Files) != 3 {
+		t.Errorf("files %v", sum.Files)
+	}
+	if sum.Lines != sum.Blank+sum.Quarantined+sum.Observations {
+		t.Errorf("lines %d != %d + %d + %d", sum.Lines, sum.Blank, sum.Quarantined, sum.Observations)
+	}
+	if sum.Blank != 2 {
+		t.Errorf("blank %d", sum.Blank)
+	}
+	wantReasons := map[string]int64{"not_json": 2, "invalid_utf8": 2, "nesting_too_deep": 2, "missing_field": 1}
+	for r, n := range wantReasons {
+		if sum.ByReason[r] != n {
+			t.Errorf("reason %s: %d, want %d (all: %v)", r, sum.ByReason[r], n, sum.ByReason)
+		}
+	}
+	if sum.ByReason["read_error"] != 1 {
+		t.Errorf("the cut gzip stream should give one read_error, got %v", sum.ByReason)
+	}
+	if sum.Exchanges < 2 {
+		t.Errorf("the good records around the garbage were lost: %d exchanges", sum.Exchanges)
+	}
+
+	db := duck(t)
+	rows, err := db.Query(`SELECT source, line, reason, detail, excerpt, bytes FROM read_parquet(?) ORDER BY source, line`, filepath.Join(out, "quarantine", "*", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var source, reason, detail, excerpt string
+		var line, size int64
+		if err := rows.Scan(&source, &line, &reason, &detail, &excerpt, &size); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if line < 1 || reason == "" || detail == "" || source == "" {
+			t.Errorf("quarantine row lacks its location or reason: %s:%d %q %q", source, line, reason, detail)
+		}
+		if len(excerpt) > 400 || strings.Contains(excerpt, "sk-live-AAAA") || strings.Contains(excerpt, "hunter2") {
+			t.Errorf("excerpt too long or unmasked at %s:%d: %.80q", source, line, excerpt)
+		}
+		if size >= 5<<20 && reason != "not_json" {
+			t.Errorf("5 MB line: %s", reason)
+		}
+	}
+	if int64(n) != sum.Quarantined {
+		t.Errorf("quarantine file has %d rows, summary says %d", n, sum.Quarantined)
+	}
+}
+
+func TestLongLineLimit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.ndjson")
+	os.WriteFile(p, []byte(okRecord+"\n"+strings.Repeat("x", 5000)+"\n"+okRecord+"\n"), 0o644)
+	sum, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{p}, OutDir: t.TempDir(), MaxLineBytes: 4096, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.ByReason["line_too_long"] != 1 || sum.Observations != 2 || !sum.Balanced() {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestMissingInputIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	os.WriteFile(notDir, []byte("x"), 0o644)
+	for _, p := range []string{filepath.Join(dir, "nope.ndjson"), filepath.Join(notDir, "child")} {
+		_, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{p}, OutDir: t.TempDir(), Log: zerolog.Nop()})
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v should name the path", p, err)
+		}
+	}
+}
+
+func TestDuckDBReadsExchanges(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.ndjson.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(okRecord + "\n"))
+	zw.Close()
+	os.WriteFile(p, gz.Bytes(), 0o644)
+	out := t.TempDir()
+	sum := ingest(t, out, p)
+	if sum.Exchanges != 1 {
+		t.Fatalf("exchanges %d", sum.Exchanges)
+	}
+	// No temporary files are left behind.
+	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
+		if strings.HasSuffix(path, ".tmp") {
+			t.Errorf("temporary file left: %s", path)
+		}
+		return nil
+	})
+	db := duck(t)
+	var (
+		outcome, layer, session, errType, msg, dt, startedType, statusesType string
+		code                                                                 int64
+		statuses                                                             string
+		latency                                                              float64
+	)
+	err := db.QueryRow(`SELECT outcome, layer, session_id, error_type, error_message, error_code, CAST(dt AS VARCHAR),
+		typeof(started_at), typeof(http_statuses), CAST(http_statuses AS VARCHAR), latency_ms
+		FROM read_parquet(?, hive_partitioning = true)`, filepath.Join(out, "exchanges", "*", "*.parquet")).
+		Scan(&outcome, &layer, &session, &errType, &msg, &code, &dt, &startedType, &statusesType, &statuses, &latency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcome != "JSONRPC_ERROR" || layer != "protocol" || errType != "-32602" || code != -32602 || dt != "2026-10-17" || latency != 20 {
+		t.Errorf("row: %s %s %s %d %s %v", outcome, layer, errType, code, dt, latency)
+	}
+	if !strings.HasPrefix(session, "k1:") || strings.Contains(session, "raw-session") {
+		t.Errorf("session id not pseudonymized: %s", session)
+	}
+	if strings.Contains(msg, "hunter2") || strings.Contains(msg, "ops@example.com") || !strings.Contains(msg, "[REDACTED:") {
+		t.Errorf("error message not masked: %s", msg)
+	}
+	if startedType != "TIMESTAMP WITH TIME ZONE" || statusesType != "INTEGER[]" || statuses != "[200]" {
+		t.Errorf("types: started_at %s, http_statuses %s = %s", startedType, statusesType, statuses)
+	}
+	// Running the same input again replaces the same file.
+	ingest(t, out, p)
+	var files int
+	db.QueryRow(`SELECT count(*) FROM glob(?)`, filepath.Join(out, "exchanges", "*", "*.parquet")).Scan(&files)
+	if files != 1 {
+		t.Errorf("rerun left %d files", files)
+	}
+}
