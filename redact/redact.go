@@ -124,23 +124,31 @@ func Excerpt(b []byte, max int) string {
 	var sb strings.Builder
 	n := 0
 	for _, r := range s {
-		if n >= max {
+		var esc string
+		switch {
+		case r == '\n':
+			esc = `\n`
+		case r == '\r':
+			esc = `\r`
+		case r == '\t':
+			esc = `\t`
+		case r < 0x20 || r == 0x7f:
+			esc = fmt.Sprintf(`\x%02x`, r)
+		}
+		w := 1
+		if esc != "" {
+			w = len(esc)
+		}
+		if n+w > max {
 			sb.WriteString("…")
 			break
 		}
-		switch {
-		case r == '\n':
-			sb.WriteString(`\n`)
-		case r == '\r':
-			sb.WriteString(`\r`)
-		case r == '\t':
-			sb.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&sb, `\x%02x`, r)
-		default:
+		if esc != "" {
+			sb.WriteString(esc)
+		} else {
 			sb.WriteRune(r)
 		}
-		n++
+		n += w
 	}
 	return sb.String()
 }
