@@ -175,6 +175,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			}
 			continue
 		}
+		if h.Status == 202 && (m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther) {
+			continue // a 202 may say "Accepted" in plain text: not a message
+		}
 		respMsgs = append(respMsgs, *m)
 	}
 	onStream := h.Method == "GET"

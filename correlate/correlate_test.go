@@ -230,7 +230,7 @@ func TestResponseOnGetStream(t *testing.T) {
 	// stream, whose record is written when the stream ends.
 	l := newLog(t)
 	l.sess = "sess-1"
-	l.post(req("a-1", "tools/call", `{"name":"a"}`), 202, "", str(""))
+	l.post(req("a-1", "tools/call", `{"name":"a"}`), 202, "", str("Accepted")) // the TypeScript SDK says so in plain text
 	l.get(*sse(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, ok("a-1")), "", schema.StreamClientClosed)
 	got, st := run(l)
 	expect(t, got, want{"tools/call", "TOOL_SUCCESS", "none", 1, "[202]"})

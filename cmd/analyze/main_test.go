@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"mcptrace/pipeline"
+)
+
+func TestAnalyzeReportsCounts(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.ndjson")
+	rec := func(id int, status int, body string) string {
+		return fmt.Sprintf(`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:0%dZ","side":"client","connection":"c","http":{"request":{"method":"POST","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}"},"response":{"status":%d,"content_type":"application/json","body":%s}}}`, id, id, status, body)
+	}
+	lines := []string{
+		rec(1, 200, `"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}"`),
+		rec(2, 200, `"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[],\"isError\":true}}"`),
+		rec(3, 200, `"{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32602,\"message\":\"x\"}}"`),
+		rec(4, 503, `""`),
+		"garbage",
+	}
+	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{in}, OutDir: out, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-data", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	s := stdout.String()
+	for _, want := range []string{"4 exchanges", "TOOL_SUCCESS", "TOOL_ERROR", "JSONRPC_ERROR", "HTTP_ERROR", "transport",
+		"false successes (final HTTP status 2xx, outcome not a success): 2", "quarantined input lines: 1"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"-data", filepath.Join(dir, "nope")}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "nope") {
+		t.Errorf("missing dataset: exit %d, %s", code, stderr.String())
+	}
+}
