@@ -35,10 +35,15 @@ func newParquetSink[T any](outDir, table, name string, rowGroup int64, day func(
 	return &parquetSink[T]{dir: filepath.Join(outDir, table), name: name, rowGroup: rowGroup, day: day, parts: map[string]*partFile[T]{}}
 }
 
-// Write appends rows, routing each to its date partition.
+// Write appends rows, routing each run of rows of one date partition to
+// its writer in one call.
 func (s *parquetSink[T]) Write(rows []T) error {
-	for i := range rows {
-		dt := s.day(&rows[i]).UTC().Format("2006-01-02")
+	for start := 0; start < len(rows); {
+		dt := s.day(&rows[start]).UTC().Format("2006-01-02")
+		end := start + 1
+		for end < len(rows) && s.day(&rows[end]).UTC().Format("2006-01-02") == dt {
+			end++
+		}
 		p := s.parts[dt]
 		if p == nil {
 			var err error
@@ -47,11 +52,12 @@ func (s *parquetSink[T]) Write(rows []T) error {
 			}
 			s.parts[dt] = p
 		}
-		if _, err := p.w.Write(rows[i : i+1]); err != nil {
+		if _, err := p.w.Write(rows[start:end]); err != nil {
 			return fmt.Errorf("writing %s: %w", p.tmp, err)
 		}
-		p.rows++
-		s.rows++
+		p.rows += int64(end - start)
+		s.rows += int64(end - start)
+		start = end
 	}
 	return nil
 }

@@ -1,0 +1,115 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/tidwall/gjson"
+
+	"mcptrace/redact"
+)
+
+// writeBenchLog writes a wire log of n tools/call exchanges spread over 500
+// sessions: JSON and SSE responses, tool errors, JSON-RPC errors, 503s
+// retried by the SDK, and notifications.
+func writeBenchLog(tb testing.TB, n int) (string, int64) {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), "bench.ndjson")
+	f, err := os.Create(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := 0; i < n; i++ {
+		sess := fmt.Sprintf("sess-%04d", i%500)
+		id := i / 500
+		ts := fmt.Sprintf("2026-10-17T10:%02d:%02d.%03dZ", (i/60000)%60, (i/1000)%60, i%1000)
+		req := fmt.Sprintf(`{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"quarterly report %d\",\"limit\":20}}}`, id, i)
+		head := fmt.Sprintf(`{"mcptrace":"wire/1","ts":"%s","end_ts":"%s","side":"client","transport":"streamable-http","session_id":"%s","protocol_version":"2025-11-25","client":{"name":"bench-agent","version":"1.0.0"},"http":{"request":{"method":"POST","url":"https://mcp.example.com/mcp","headers":{"content-type":"application/json","accept":"application/json, text/event-stream","mcp-session-id":"%s","mcp-protocol-version":"2025-11-25"},"body":"%s"},`, ts, ts, sess, sess, req)
+		switch i % 10 {
+		case 0: // a 503 retried by the SDK
+			fmt.Fprintf(w, "%s\"response\":{\"status\":503,\"headers\":{\"retry-after\":\"1\"},\"body\":\"\"}}}\n", head)
+			fallthrough
+		case 1, 2, 3, 4:
+			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"text/event-stream","stream_end":"complete","body":"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":50}}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"12 documents found for quarterly report\"}],\"isError\":false}}\n\n"}}}`+"\n", head, id)
+		case 5, 6:
+			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"upstream index unavailable\"}],\"isError\":true}}"}}}`+"\n", head, id)
+		case 7:
+			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32602,\"message\":\"Invalid params: limit must be <= 10\"}}"}}}`+"\n", head, id)
+		default:
+			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}"}}}`+"\n", head, id)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+	st, _ := os.Stat(p)
+	return p, st.Size()
+}
+
+const benchExchanges = 50000
+
+// BenchmarkReadLines is the baseline: read the file and split it into lines.
+func BenchmarkReadLines(b *testing.B) {
+	p, size := writeBenchLog(b, benchExchanges)
+	b.SetBytes(size)
+	for b.Loop() {
+		r, closeFn, err := openInput(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lr := newLineReader(r, 16<<20)
+		for {
+			if _, _, err := lr.next(); err == io.EOF {
+				break
+			}
+		}
+		closeFn()
+	}
+}
+
+// BenchmarkValidateLines is a second baseline: read, split and run gjson's
+// validator over every line (the least any JSON decoder must do).
+func BenchmarkValidateLines(b *testing.B) {
+	p, size := writeBenchLog(b, benchExchanges)
+	b.SetBytes(size)
+	for b.Loop() {
+		r, closeFn, _ := openInput(p)
+		lr := newLineReader(r, 16<<20)
+		for {
+			line, _, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			if !gjson.ValidBytes(line) {
+				b.Fatal("invalid line")
+			}
+		}
+		closeFn()
+	}
+}
+
+// BenchmarkIngest is the whole pipeline: decode, correlate, classify, redact
+// and write Parquet.
+func BenchmarkIngest(b *testing.B) {
+	p, size := writeBenchLog(b, benchExchanges)
+	key, _ := redact.NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	b.SetBytes(size)
+	for b.Loop() {
+		sum, err := Run(context.Background(), Config{Inputs: []string{p}, OutDir: b.TempDir(), Pseudonyms: key, Log: zerolog.Nop()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Exchanges != benchExchanges || !sum.Balanced() {
+			b.Fatalf("exchanges %d", sum.Exchanges)
+		}
+	}
+	b.ReportMetric(float64(benchExchanges)*float64(b.N)/b.Elapsed().Seconds(), "exchanges/s")
+}
