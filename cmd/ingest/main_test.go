@@ -165,3 +165,49 @@ func TestMissingPathExitsNonZero(t *testing.T) {
 		t.Errorf("stdout should be empty on error: %s", stdout.String())
 	}
 }
+
+// TestREADMEQueriesRun runs every DuckDB query of the README against the
+// samples dataset, so the documentation cannot drift from the columns.
+func TestREADMEQueriesRun(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-out", out, "-quiet", "../../samples"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("ingest exited %d: %s", code, stderr.String())
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queries []string
+	for _, block := range strings.Split(string(readme), "```sql\n")[1:] {
+		block = block[:strings.Index(block, "```")]
+		for _, q := range strings.Split(block, ";") {
+			if strings.Contains(q, "SELECT") {
+				queries = append(queries, strings.ReplaceAll(q, "'out/", "'"+filepath.ToSlash(out)+"/"))
+			}
+		}
+	}
+	if len(queries) < 3 {
+		t.Fatalf("README has %d SQL queries, want at least 3", len(queries))
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range queries {
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Errorf("README query fails: %v\n%s", err, q)
+			continue
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		rows.Close()
+		if n == 0 {
+			t.Errorf("README query returns nothing on the samples:\n%s", q)
+		}
+	}
+}
