@@ -101,6 +101,7 @@ type exchange struct {
 	onSession  bool
 	final      bool
 	retryAfter string
+	sseEvents  int32 // events of the final attempt's stream
 	reqVersion string
 }
 
@@ -203,6 +204,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		ex.row.PostCount++
 		ex.row.EndedAt = o.EndOrStart()
 		ex.retryAfter = h.RetryAfter
+		ex.sseEvents = int32(h.SSEEvents)
 		ex.onSession = o.SessionID != ""
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
 			c.finish(cv, ex)
@@ -478,12 +480,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		r.ContentType = schema.Str(last.ContentType)
 		r.TransportFail = schema.Str(last.Failure)
 		if last.SSE {
-			var events int32
-			for _, m := range last.Messages {
-				if m.Event > int(events) {
-					events = int32(m.Event)
-				}
-			}
+			events := ex.sseEvents
 			r.SSEEvents = &events
 			complete := v.Judged != nil && v.Judged.Where == schema.InPostStream
 			r.StreamComplete = &complete

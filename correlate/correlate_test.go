@@ -156,7 +156,8 @@ func TestPairingAndSDKRetry(t *testing.T) {
 	l := newLog(t)
 	call := req(1, "tools/call", `{"name":"search","arguments":{"q":"x"}}`)
 	l.post(call, 503, "", str(""))
-	l.post(call, 200, "text/event-stream", sse(`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, ok(1)))
+	l.post(call, 200, "text/event-stream", sse(`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, ok(1),
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"done"}}`))
 	l.post(req(nil, "notifications/initialized", ""), 202, "", nil)
 	got, st := run(l)
 	expect(t, got, want{"tools/call", "TOOL_SUCCESS", "sdk", 2, "[503 200]"})
@@ -164,10 +165,10 @@ func TestPairingAndSDKRetry(t *testing.T) {
 	if g.JSONRPCID == nil || *g.JSONRPCID != "1" || *g.JSONRPCIDType != "number" || g.ToolName == nil || *g.ToolName != "search" {
 		t.Errorf("ids: %+v", g)
 	}
-	if g.SSEEvents == nil || *g.SSEEvents != 2 || g.StreamComplete == nil || !*g.StreamComplete || g.LatencyMS == nil || *g.LatencyMS != 15 {
+	if g.SSEEvents == nil || *g.SSEEvents != 3 || g.StreamComplete == nil || !*g.StreamComplete || g.LatencyMS == nil || *g.LatencyMS != 15 {
 		t.Errorf("stream columns: events=%v complete=%v latency=%v", g.SSEEvents, g.StreamComplete, g.LatencyMS)
 	}
-	if st.Notifications != 2 || st.Exchanges != 1 || st.Contributing != 2 || st.NotificationOnly != 1 {
+	if st.Notifications != 3 || st.Exchanges != 1 || st.Contributing != 2 || st.NotificationOnly != 1 {
 		t.Errorf("stats: %+v", st)
 	}
 }

@@ -63,9 +63,11 @@ type Summary struct {
 	Elapsed       time.Duration
 }
 
-// Balanced reports whether every line is accounted for.
+// Balanced reports whether every line is accounted for, every observation
+// reached a correlator, and every exchange the correlators formed was written.
 func (s *Summary) Balanced() bool {
-	return s.Lines == s.Blank+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations
+	return s.Lines == s.Blank+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations &&
+		s.Exchanges == s.Correlation.Exchanges
 }
 
 type lineItem struct {
