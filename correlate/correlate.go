@@ -13,7 +13,8 @@ import (
 )
 
 // Stats counts what the correlator saw. Every observation lands in exactly one
-// of Contributing, NotificationOnly, Stray, Stderr or Other.
+// of Contributing, NotificationOnly, Stray, Stderr, Other or (until Flush)
+// Parked.
 type Stats struct {
 	Observations     int64
 	Contributing     int64 // carried a request or a response of an exchange
@@ -21,6 +22,7 @@ type Stats struct {
 	Stray            int64 // carried only messages that paired with nothing
 	Stderr           int64 // stdio stderr lines
 	Other            int64 // e.g. a GET answered 405, a DELETE
+	Parked           int64 // carried only responses waiting for their request (0 after Flush)
 	Notifications    int64 // notification messages
 	StrayMessages    int64 // responses with no request, unattributable frames
 	Exchanges        int64
@@ -34,6 +36,7 @@ func (s *Stats) Add(o Stats) {
 	s.Stray += o.Stray
 	s.Stderr += o.Stderr
 	s.Other += o.Other
+	s.Parked += o.Parked
 	s.Notifications += o.Notifications
 	s.StrayMessages += o.StrayMessages
 	s.Exchanges += o.Exchanges
@@ -43,9 +46,20 @@ func (s *Stats) Add(o Stats) {
 // safe for concurrent use: the pipeline gives each goroutine its own and
 // routes every conversation to exactly one of them.
 type Correlator struct {
-	convs map[string]*conversation
-	emit  func(*schema.Exchange)
-	Stats Stats
+	convs    map[string]*conversation
+	emit     func(*schema.Exchange)
+	Stats    Stats
+	tally    *parkTally // of the observation being added
+	flushing bool
+}
+
+// parkTally follows an observation whose only use was parking responses, so
+// its label moves to Contributing when one pairs, or to Stray when none does.
+type parkTally struct {
+	remaining int  // parked responses not yet paired or given up
+	labelled  bool // the observation was counted as Parked
+	paired    bool
+	notes     bool // it also carried notifications
 }
 
 // New returns a correlator that hands each finished exchange to emit.
@@ -76,16 +90,24 @@ type conversation struct {
 	key      string
 	byID     map[idKey][]*exchange // every exchange of the conversation by request id, oldest first
 	pending  map[idKey][]pendingResp
+	cancels  map[dirKey]int // cancellations that arrived before their request
 	version  string
 	client   schema.Implementation
 	server   schema.Implementation
-	openList []*exchange
+	openList []*exchange // exchanges not yet final, plus finished ones not yet pruned
+	open     int         // how many of openList are not final
+}
+
+type dirKey struct {
+	id         idKey
+	fromServer bool // direction of the request
 }
 
 type pendingResp struct {
 	msg      schema.Message
 	end      time.Time
 	toServer bool
+	tally    *parkTally
 }
 
 type exchange struct {
@@ -109,7 +131,7 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	k := ConversationKey(o)
 	cv := c.convs[k]
 	if cv == nil {
-		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}}
+		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{}}
 		c.convs[k] = cv
 	}
 	return cv
@@ -129,6 +151,7 @@ func (c *Correlator) Add(o *schema.Observation) {
 		cv.server = schema.Implementation{Name: o.ServerName, Version: o.ServerVersion}
 	}
 	var used, notes, strays int
+	c.tally = &parkTally{}
 	if o.HTTP == nil {
 		used, notes, strays = c.addStdio(cv, o)
 		if o.Stdio == schema.DirStderr {
@@ -141,12 +164,33 @@ func (c *Correlator) Add(o *schema.Observation) {
 	switch {
 	case used > 0:
 		c.Stats.Contributing++
+	case c.tally.remaining > 0:
+		c.Stats.Parked++
+		c.tally.labelled, c.tally.notes = true, notes > 0
 	case notes > 0:
 		c.Stats.NotificationOnly++
 	case strays > 0:
 		c.Stats.Stray++
 	default:
 		c.Stats.Other++
+	}
+}
+
+// pairing says what became of a response.
+type pairing int
+
+const (
+	paired pairing = iota
+	parked
+	stray
+)
+
+func (c *Correlator) count(p pairing, used, strays *int) {
+	switch p {
+	case paired:
+		*used++
+	case stray:
+		*strays++
 	}
 }
 
@@ -165,11 +209,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 				c.notification(cv, m, false)
 			case schema.MsgResponse:
 				// The client answering a server request.
-				if c.pairResponse(cv, m, o, true) {
-					used++
-				} else {
-					strays++
-				}
+				c.count(c.pairResponse(cv, m, o, true), &used, &strays)
 			default:
 				strays++
 				c.Stats.StrayMessages++
@@ -182,17 +222,34 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		respMsgs = append(respMsgs, *m)
 	}
 	onStream := h.Method == "GET"
+	batch := len(reqs) > 1
+	var attached []bool // which respMsgs some request took, for a batch
+	if batch {
+		attached = make([]bool, len(respMsgs))
+	}
 	for _, rq := range reqs {
 		ex := c.attach(cv, o, rq, false)
 		used++
 		at := classify.Attempt{Responded: h.Responded, Status: h.Status, Failure: h.Failure, ContentType: h.ContentType,
 			SSE: h.SSE, StreamEnd: h.StreamEnd, BodyRecorded: h.BodyRecorded, BodyEmpty: h.BodyEmpty}
-		for _, m := range respMsgs {
-			if len(reqs) > 1 && m.Kind == schema.MsgResponse && !classify.SameID(m.ID, rq.ID) {
-				continue // another member of the batch
-			}
-			if m.Kind == schema.MsgResponse || m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther {
-				at.Messages = append(at.Messages, m)
+		junk := false
+		for j, m := range respMsgs {
+			switch {
+			case !batch:
+				if m.Kind == schema.MsgResponse || m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther {
+					at.Messages = append(at.Messages, m)
+				}
+			case m.Kind == schema.MsgResponse:
+				// A batch member takes its own response, and an error
+				// without an id that rejects the whole batch.
+				if classify.SameID(m.ID, rq.ID) || (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent) {
+					at.Messages = append(at.Messages, m)
+					attached[j] = true
+				}
+			case (m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther) && !junk:
+				at.Messages = append(at.Messages, m) // one example is enough to judge
+				attached[j] = true
+				junk = true
 			}
 		}
 		ex.attempts = append(ex.attempts, at)
@@ -222,15 +279,14 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			c.attach(cv, o, m, true)
 			used++
 		case schema.MsgResponse:
-			if onStream || len(reqs) == 0 {
-				if c.pairResponse(cv, m, o, false) {
-					used++
-				} else {
-					strays++
-				}
+			switch {
+			case onStream || len(reqs) == 0:
+				c.count(c.pairResponse(cv, m, o, false), &used, &strays)
+			case batch && !attached[i]:
+				c.Stats.StrayMessages++ // answers no member of the batch
 			}
 		default:
-			if len(reqs) == 0 {
+			if len(reqs) == 0 || (batch && !attached[i]) {
 				strays++
 				c.Stats.StrayMessages++
 			}
@@ -268,11 +324,7 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 			notes++
 			c.notification(cv, m, fromServer)
 		case schema.MsgResponse:
-			if c.pairResponse(cv, m, o, !fromServer) {
-				used++
-			} else {
-				strays++
-			}
+			c.count(c.pairResponse(cv, m, o, !fromServer), &used, &strays)
 		default:
 			// A frame that is not JSON-RPC: blame the one open request of the
 			// other side, if there is exactly one.
@@ -372,7 +424,12 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	cv.byID[k] = append(cv.byID[k], ex)
 	cv.openList = append(cv.openList, ex)
+	cv.open++
 	c.Stats.Exchanges++
+	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
+		ex.cancelled = true // the cancel was logged before the request
+		cv.cancels[dk]--
+	}
 	// A response that arrived before its request.
 	if pend := cv.pending[k]; len(pend) > 0 {
 		for i, p := range pend {
@@ -381,6 +438,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				ex.response = &msg
 				ex.row.EndedAt = p.end
 				cv.pending[k] = append(pend[:i:i], pend[i+1:]...)
+				c.unpark(p.tally, true)
 				break
 			}
 		}
@@ -409,27 +467,59 @@ func exchangeID(pos schema.Position, m *schema.Message) string {
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// pairResponse pairs a response with the oldest open request of its id sent
-// by the other side. toServer says the response travels client to server
-// (it answers a server-initiated request).
-func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) bool {
+// pairResponse pairs a response with the newest open request of its id sent
+// by the other side (an abandoned earlier send is less likely to be
+// answered than the latest). toServer says the response travels client to
+// server (it answers a server-initiated request). A response whose id
+// matches only finished exchanges is a duplicate, counted as stray; one
+// whose request has not been seen yet is parked until it appears.
+func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) pairing {
 	k := keyOf(m.ID)
-	for _, ex := range cv.byID[k] {
-		if ex.final || ex.fromServer != toServer {
+	list := cv.byID[k]
+	seen := false
+	for i := len(list) - 1; i >= 0; i-- {
+		ex := list[i]
+		if ex.fromServer != toServer {
+			continue
+		}
+		seen = true
+		if ex.final {
 			continue
 		}
 		mm := *m
 		ex.response = &mm
 		ex.row.EndedAt = o.EndOrStart()
 		c.finish(cv, ex)
-		return true
+		return paired
 	}
-	if m.ID.Valid() {
-		cv.pending[k] = append(cv.pending[k], pendingResp{msg: *m, end: o.EndOrStart(), toServer: toServer})
-		return true // counted as used; unpaired ones are counted at Flush
+	if seen || !m.ID.Valid() {
+		c.Stats.StrayMessages++
+		return stray
 	}
-	c.Stats.StrayMessages++
-	return false
+	c.tally.remaining++
+	cv.pending[k] = append(cv.pending[k], pendingResp{msg: *m, end: o.EndOrStart(), toServer: toServer, tally: c.tally})
+	return parked
+}
+
+// unpark settles one parked response: paired, or given up at Flush.
+func (c *Correlator) unpark(t *parkTally, pairedNow bool) {
+	t.remaining--
+	if !t.labelled || t.paired {
+		return
+	}
+	switch {
+	case pairedNow:
+		t.paired = true
+		c.Stats.Parked--
+		c.Stats.Contributing++
+	case t.remaining == 0:
+		c.Stats.Parked--
+		if t.notes {
+			c.Stats.NotificationOnly++
+		} else {
+			c.Stats.Stray++
+		}
+	}
 }
 
 func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServer bool) {
@@ -446,11 +536,14 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	}
 	list := cv.byID[keyOf(id)]
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer && !list[i].final {
-			list[i].cancelled = true
+		if list[i].fromServer == fromServer {
+			if !list[i].final {
+				list[i].cancelled = true
+			}
 			return
 		}
 	}
+	cv.cancels[dirKey{keyOf(id), fromServer}]++ // its request may be logged later
 }
 
 // finish judges an exchange and emits it.
@@ -459,6 +552,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		return
 	}
 	ex.final = true
+	cv.open--
 	r := &ex.row
 	version := ex.reqVersion
 	if version == "" {
@@ -509,15 +603,18 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if r.ServerName == nil && cv.server.Name != "" {
 		r.ServerName, r.ServerVersion = schema.Str(cv.server.Name), schema.Str(cv.server.Version)
 	}
-	// Bodies are no longer needed once judged.
-	ex.attempts, ex.response, ex.stray = nil, nil, nil
 	c.emit(r)
+	// Once judged, keep only what later requests are matched against (the
+	// id, the params hash and the exchange id for retry_of).
+	ex.attempts, ex.response, ex.stray = nil, nil, nil
+	ex.row = schema.Exchange{ExchangeID: r.ExchangeID}
 	c.prune(cv)
 }
 
-// prune drops finished exchanges from the open list.
+// prune drops finished exchanges from the open list once they are most of
+// it, so the work stays proportional to what is open.
 func (c *Correlator) prune(cv *conversation) {
-	if len(cv.openList) < 64 {
+	if c.flushing || len(cv.openList) < 64 || 2*cv.open > len(cv.openList) {
 		return
 	}
 	keep := cv.openList[:0]
@@ -535,12 +632,17 @@ func (c *Correlator) prune(cv *conversation) {
 // Flush judges every exchange still open (end of input) and counts responses
 // that never found their request.
 func (c *Correlator) Flush() {
+	c.flushing = true
+	defer func() { c.flushing = false }()
 	for _, cv := range c.convs {
 		for _, ex := range cv.openList {
 			c.finish(cv, ex)
 		}
-		for _, p := range cv.pending {
-			c.Stats.StrayMessages += int64(len(p))
+		for _, list := range cv.pending {
+			for _, p := range list {
+				c.Stats.StrayMessages++
+				c.unpark(p.tally, false)
+			}
 		}
 	}
 	c.convs = map[string]*conversation{}

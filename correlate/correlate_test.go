@@ -363,3 +363,89 @@ func TestExchangeIDsAreDeterministic(t *testing.T) {
 		t.Errorf("ids collide: %v", ids)
 	}
 }
+
+func TestManyOpenExchangesAtFlush(t *testing.T) {
+	l := newLog(t)
+	for i := 0; i < 200; i++ {
+		l.fail(req(i, "tools/call", `{"name":"a"}`), schema.FailureConnectionRefused)
+		if i%3 == 0 {
+			l.post(req(1000+i, "ping", ""), 200, "application/json", str(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, 1000+i)))
+		}
+	}
+	got, st := run(l)
+	counts := map[string]int{}
+	for _, g := range got {
+		counts[g.Outcome]++
+	}
+	if counts["NO_RESPONSE"] != 200 || counts["SUCCESS"] != 67 || st.Exchanges != 267 {
+		t.Errorf("outcomes %v, stats %+v", counts, st)
+	}
+}
+
+func TestBatchRejectedWhole(t *testing.T) {
+	l := newLog(t)
+	l.ver = "2025-11-25"
+	body := "[" + req(1, "tools/list", "") + "," + req(2, "tools/call", `{"name":"a"}`) + "]"
+	l.post(body, 200, "application/json", str(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Batches are not supported"}}`))
+	l.conn = "c2"
+	l.ver = "2025-03-26"
+	resp := `[{"jsonrpc":"2.0","id":1,"result":{"tools":[]}},{"jsonrpc":"2.0","id":9,"result":{}}]`
+	l.post(body, 200, "application/json", &resp)
+	got, st := run(l)
+	expect(t, got,
+		want{"tools/list", "JSONRPC_ERROR", "none", 1, "[200]"},
+		want{"tools/call", "JSONRPC_ERROR", "none", 1, "[200]"},
+		want{"tools/list", "SUCCESS", "none", 1, "[200]"},
+		want{"tools/call", "NO_RESPONSE", "none", 1, "[200]"})
+	if *got[0].ErrorCode != -32600 || st.StrayMessages != 1 {
+		t.Errorf("error code %d, stray %d (the id-9 response answers no member)", *got[0].ErrorCode, st.StrayMessages)
+	}
+}
+
+func TestStreamResponseGoesToTheLatestSend(t *testing.T) {
+	l := newLog(t)
+	l.sess = "s"
+	call := req(7, "tools/call", `{"name":"a"}`)
+	cut := "id: e1\ndata: \n\n"
+	rec := func(trigger string) schema.WireRecord {
+		return schema.WireRecord{Trigger: trigger, HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", Body: str(call)},
+			Response: &schema.WireResponse{Status: 200, ContentType: "text/event-stream", Body: &cut, StreamEnd: schema.StreamReset}}}
+	}
+	add(l, rec(""))
+	add(l, rec(schema.TriggerApplication))
+	l.get(*sse(ok(7)), "", schema.StreamComplete)
+	got, _ := run(l)
+	expect(t, got, want{"tools/call", "TOOL_SUCCESS", "application", 1, "[200]"}, want{"tools/call", "STREAM_INCOMPLETE", "none", 1, "[200]"})
+}
+
+func TestDuplicateResponseIsNotParked(t *testing.T) {
+	l := newLog(t)
+	l.sess = "s"
+	l.post(req(1, "tools/call", `{"name":"a"}`), 202, "", str(""))
+	l.get(*sse(ok(1), ok(1)), "", schema.StreamComplete) // replayed twice
+	l.post(req(1, "tools/call", `{"name":"b"}`), 202, "", str(""))
+	got, st := run(l)
+	expect(t, got, want{"tools/call", "TOOL_SUCCESS", "none", 1, "[202]"}, want{"tools/call", "NO_RESPONSE", "none", 1, "[202]"})
+	if st.StrayMessages != 1 {
+		t.Errorf("stray %d", st.StrayMessages)
+	}
+}
+
+func TestCancelLoggedBeforeItsRequest(t *testing.T) {
+	l := newLog(t)
+	l.post(req(nil, "notifications/cancelled", `{"requestId":4,"reason":"timeout"}`), 202, "", str(""))
+	l.fail(req(4, "tools/call", `{"name":"slow"}`), schema.FailureClientAbort)
+	got, _ := run(l)
+	expect(t, got, want{"tools/call", "CANCELLED", "none", 1, "[0]"})
+}
+
+func TestObservationLabels(t *testing.T) {
+	l := newLog(t)
+	l.stdio("s2c", `{"jsonrpc":"2.0","id":42,"result":{}}`) // never answered anything
+	l.stdio("s2c", `{"jsonrpc":"2.0","id":5,"result":{}}`)  // answers a request logged later
+	l.stdio("c2s", req(5, "ping", ""))
+	_, st := run(l)
+	if st.Stray != 1 || st.Contributing != 2 || st.Parked != 0 || st.StrayMessages != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}

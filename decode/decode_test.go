@@ -172,3 +172,27 @@ func FuzzWireLine(f *testing.F) {
 		WireLine(line, schema.Position{}) // must not panic
 	})
 }
+
+func TestBatchCap(t *testing.T) {
+	big := "[" + strings.Repeat("0,", MaxBatch) + "0]"
+	if m := AppendMessages(nil, []byte(big), schema.InResponseBody, 0); len(m) != 1 || m[0].Kind != schema.MsgOther || len(m[0].Raw) > 512 {
+		t.Errorf("oversized batch: %d messages", len(m))
+	}
+	ok := "[" + strings.Repeat(`{"jsonrpc":"2.0","method":"n"},`, MaxBatch-1) + `{"jsonrpc":"2.0","method":"n"}]`
+	if m := AppendMessages(nil, []byte(ok), schema.InRequestBody, 0); len(m) != MaxBatch || m[MaxBatch-1].BatchIndex != MaxBatch-1 {
+		t.Errorf("batch at the cap: %d messages", len(m))
+	}
+}
+
+func TestEnumeratedValuesAreChecked(t *testing.T) {
+	for _, line := range []string{
+		`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00Z","side":"client","http":{"request":{"method":"POST"},"failure":{"kind":"Bearer abcdefghijkl"}}}`,
+		`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00Z","side":"client","http":{"request":{"method":"POST"},"response":{"status":200,"stream_end":"eventually"}}}`,
+	} {
+		_, err := WireLine([]byte(line), schema.Position{})
+		var le *LineError
+		if !errors.As(err, &le) || le.Reason != ReasonBadValue {
+			t.Errorf("%.70s: %v", line, err)
+		}
+	}
+}

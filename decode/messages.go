@@ -13,6 +13,10 @@ import (
 // Deeper input is refused before any recursive parser sees it.
 const MaxDepth = 512
 
+// MaxBatch is the most elements a JSON array body may have to be read as a
+// batch; a larger array is one invalid message (no real client batches more).
+const MaxBatch = 1000
+
 // maxInvalidRaw bounds what is kept of a body that is not JSON.
 const maxInvalidRaw = 512
 
@@ -62,13 +66,19 @@ func AppendMessages(dst []schema.Message, body []byte, where schema.Where, event
 	}
 	r := gjson.ParseBytes(body)
 	if r.IsArray() {
-		arr := r.Array()
-		if len(arr) == 0 {
-			return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: []byte(r.Raw)})
+		n := 0
+		r.ForEach(func(_, _ gjson.Result) bool { n++; return n <= MaxBatch })
+		if n == 0 || n > MaxBatch {
+			// An empty array is no message; a huge one is refused whole
+			// rather than expanded.
+			return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)})
 		}
-		for i, el := range arr {
+		i := 0
+		r.ForEach(func(_, el gjson.Result) bool {
 			dst = append(dst, message(el, where, event, i))
-		}
+			i++
+			return true
+		})
 		return dst
 	}
 	return append(dst, message(r, where, event, -1))

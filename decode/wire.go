@@ -271,6 +271,11 @@ func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
 		ev.RetryAfter = header(hh, "Retry-After")
 		ev.RespSessionID = header(hh, "Mcp-Session-Id")
 		ev.StreamEnd = resp.Get("stream_end").String()
+		switch ev.StreamEnd {
+		case "", schema.StreamComplete, schema.StreamReset, schema.StreamTimeout, schema.StreamClientClosed:
+		default:
+			return lineErr(ReasonBadValue, `"http.response.stream_end" must be complete, reset, timeout or client_closed, not %q`, clipStr(ev.StreamEnd))
+		}
 		ev.SSE = ct == "text/event-stream"
 		body := resp.Get("body")
 		if body.Exists() && body.Type == gjson.String {
@@ -301,8 +306,12 @@ func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
 		}
 	case fail.IsObject():
 		ev.Failure = fail.Get("kind").String()
-		if ev.Failure == "" {
+		switch ev.Failure {
+		case schema.FailureConnectionRefused, schema.FailureReset, schema.FailureTimeout, schema.FailureClientAbort:
+		case "":
 			return lineErr(ReasonMissingField, `"http.failure.kind" is required`)
+		default:
+			return lineErr(ReasonBadValue, `"http.failure.kind" must be connection_refused, reset, timeout or client_abort, not %q`, clipStr(ev.Failure))
 		}
 		ev.FailureMessage = fail.Get("message").String()
 	default:

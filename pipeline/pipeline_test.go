@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,16 @@ func TestHostileInput(t *testing.T) {
 	b.WriteString(strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000) + "\n")
 	b.WriteString("\n   \n")                      // blank lines
 	b.WriteString(`{"mcptrace":"wire/1"}` + "\n") // a record missing everything
-	b.WriteString(okRecord)                       // last line without a newline
+	// A truncated line with secrets inside its (escaped) body and headers.
+	b.WriteString(`{"mcptrace":"wire/1","http":{"request":{"body":"{\"password\":\"hunter2hunter2\",\"api_key\":\"abcd1234efgh\"}","headers":{"Authorization":"Bearer sk-live-abcdefghijklmnop1234"},"method":"PO` + "\n")
+	// A response that is a 200,000-element array.
+	wide := strings.Repeat("0,", 200000) + "0"
+	b.WriteString(strings.Replace(okRecord, `"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error`, `"body":"[`+wide+`]","x":"{\"error`, 1) + "\n")
+	// A hundred requests on one connection that never got a response.
+	for i := 0; i < 100; i++ {
+		b.WriteString(fmt.Sprintf(`{"mcptrace":"wire/1","ts":"2026-10-17T11:00:00Z","side":"client","connection":"down","http":{"request":{"method":"POST","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{}}"},"failure":{"kind":"connection_refused"}}}`, i) + "\n")
+	}
+	b.WriteString(okRecord) // last line without a newline
 	if err := os.WriteFile(filepath.Join(dir, "hostile.ndjson"), b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +86,13 @@ func TestHostileInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cut.ndjson.gz"), gz.Bytes()[:gz.Len()-12], 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A file that starts like gzip but is not.
+	if err := os.WriteFile(filepath.Join(dir, "fake.gz"), []byte{0x1f, 0x8b, 0, 0, 'n', 'o', 'p', 'e'}, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	sum := ingest(t, out, dir)
-	if len(sum.Files) != 3 {
+	if len(sum.Files) != 4 {
 		t.Errorf("files %v", sum.Files)
 	}
 	if sum.Lines != sum.Blank+sum.Quarantined+sum.Observations {
@@ -87,17 +101,17 @@ func TestHostileInput(t *testing.T) {
 	if sum.Blank != 2 {
 		t.Errorf("blank %d", sum.Blank)
 	}
-	wantReasons := map[string]int64{"not_json": 2, "invalid_utf8": 2, "nesting_too_deep": 2, "missing_field": 1}
+	wantReasons := map[string]int64{"not_json": 3, "invalid_utf8": 2, "nesting_too_deep": 2, "missing_field": 1}
 	for r, n := range wantReasons {
 		if sum.ByReason[r] != n {
 			t.Errorf("reason %s: %d, want %d (all: %v)", r, sum.ByReason[r], n, sum.ByReason)
 		}
 	}
-	if sum.ByReason["read_error"] != 1 {
-		t.Errorf("the cut gzip stream should give one read_error, got %v", sum.ByReason)
+	if sum.ByReason["read_error"] != 2 {
+		t.Errorf("the cut gzip stream and the fake gzip file should give two read_errors, got %v", sum.ByReason)
 	}
-	if sum.Exchanges < 2 {
-		t.Errorf("the good records around the garbage were lost: %d exchanges", sum.Exchanges)
+	if sum.ByOutcome["NO_RESPONSE"] != 100 || sum.ByOutcome["INVALID_ENVELOPE"] != 1 || sum.ByOutcome["JSONRPC_ERROR"] < 2 {
+		t.Errorf("the good records around the garbage were lost or misjudged: %v", sum.ByOutcome)
 	}
 
 	db := duck(t)
@@ -117,7 +131,7 @@ func TestHostileInput(t *testing.T) {
 		if line < 1 || reason == "" || detail == "" || source == "" {
 			t.Errorf("quarantine row lacks its location or reason: %s:%d %q %q", source, line, reason, detail)
 		}
-		if len(excerpt) > 400 || strings.Contains(excerpt, "sk-live-AAAA") || strings.Contains(excerpt, "hunter2") {
+		if len(excerpt) > 400 || strings.Contains(excerpt, "sk-live-") || strings.Contains(excerpt, "hunter2") || strings.Contains(excerpt, "abcd1234efgh") {
 			t.Errorf("excerpt too long or unmasked at %s:%d: %.80q", source, line, excerpt)
 		}
 		if size >= 5<<20 && reason != "not_json" {
@@ -133,12 +147,20 @@ func TestLongLineLimit(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.ndjson")
 	os.WriteFile(p, []byte(okRecord+"\n"+strings.Repeat("x", 5000)+"\n"+okRecord+"\n"), 0o644)
-	sum, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{p}, OutDir: t.TempDir(), MaxLineBytes: 4096, Log: zerolog.Nop()})
+	out := t.TempDir()
+	sum, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{p}, OutDir: out, MaxLineBytes: 4096, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.ByReason["line_too_long"] != 1 || sum.Observations != 2 || !sum.Balanced() {
 		t.Errorf("summary %+v", sum)
+	}
+	var excerpt string
+	if err := duck(t).QueryRow(`SELECT excerpt FROM read_parquet(?)`, filepath.Join(out, "quarantine", "*", "*.parquet")).Scan(&excerpt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(excerpt, "xxxx") || len(excerpt) > 200 {
+		t.Errorf("over-long line excerpt %q", excerpt)
 	}
 }
 

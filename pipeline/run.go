@@ -74,6 +74,7 @@ type lineItem struct {
 	line   []byte // nil when too long or unreadable
 	reason string // set when the reader already knows the line is bad
 	detail string
+	head   []byte // the start of a bad line, for its excerpt
 	size   int64
 	lineNo int64
 }
@@ -352,6 +353,18 @@ func datasetName(files []string) string {
 
 func readFile(ctx context.Context, path string, maxLine int, seq *int64, out chan<- chunk, lines, bytes *atomic.Int64) error {
 	r, closeFn, err := openInput(path)
+	var ce *corruptError
+	if errors.As(err, &ce) {
+		lines.Add(1)
+		select {
+		case out <- chunk{seq: *seq, source: path, items: []lineItem{{reason: decode.ReasonReadError, lineNo: 1,
+			detail: ce.Error() + "; the file was skipped"}}}:
+			*seq++
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -392,6 +405,7 @@ func readFile(ctx context.Context, path string, maxLine int, seq *int64, out cha
 			it.reason = decode.ReasonLineTooLong
 			it.size = lr.tooLong
 			it.detail = fmt.Sprintf("line of %d bytes exceeds the %d-byte limit (raise -max-line)", lr.tooLong, maxLine)
+			it.head = append([]byte(nil), lr.head...)
 		} else {
 			it.line = append([]byte(nil), line...)
 			it.size = int64(len(line)) + 1
@@ -418,7 +432,7 @@ func decodeChunk(c chunk, runTime time.Time) decoded {
 		d.bytes += it.size
 		if it.reason != "" {
 			d.quar = append(d.quar, schema.Quarantine{Source: c.source, Line: it.lineNo, ObservedAt: runTime,
-				Reason: it.reason, Detail: redact.Mask(it.detail), Bytes: it.size})
+				Reason: it.reason, Detail: redact.Mask(it.detail), Bytes: it.size, Excerpt: redact.Excerpt(it.head, 160)})
 			continue
 		}
 		if decode.IsBlank(it.line) {

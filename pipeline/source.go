@@ -104,12 +104,21 @@ func openInput(path string) (io.Reader, func() error, error) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
-			return nil, nil, fmt.Errorf("input %s looks like gzip but its header is corrupt: %w", path, err)
+			return nil, nil, &corruptError{fmt.Errorf("starts like gzip but its header is corrupt: %w", err)}
 		}
 		return bufio.NewReaderSize(zr, 256<<10), f.Close, nil
 	}
 	return br, f.Close, nil
 }
+
+// corruptError is a file that opens but cannot be read as what it claims
+// to be: quarantined, not fatal.
+type corruptError struct{ err error }
+
+func (e *corruptError) Error() string { return e.err.Error() }
+
+// excerptBytes is how much of an over-long line is kept for its excerpt.
+const excerptBytes = 1024
 
 // lineReader yields lines without their terminator, reporting lines longer
 // than max as too long (their bytes are consumed, not kept).
@@ -118,7 +127,8 @@ type lineReader struct {
 	max     int
 	buf     []byte
 	lineNo  int64
-	tooLong int64 // length of the last over-long line
+	tooLong int64  // length of the last over-long line
+	head    []byte // its first bytes, for the quarantine excerpt
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -140,6 +150,8 @@ func (l *lineReader) next() (line []byte, tooLong bool, err error) {
 		if !tooLong {
 			if len(l.buf)+len(frag) > l.max+2 {
 				tooLong = true
+				l.head = append(l.head[:0], l.buf[:min(len(l.buf), excerptBytes)]...)
+				l.head = append(l.head, frag[:min(len(frag), excerptBytes-len(l.head))]...)
 				l.buf = l.buf[:0]
 			} else {
 				l.buf = append(l.buf, frag...)
@@ -162,6 +174,7 @@ func (l *lineReader) next() (line []byte, tooLong bool, err error) {
 		line := bytes.TrimRight(l.buf, "\r\n")
 		if len(line) > l.max {
 			l.tooLong = total
+			l.head = append(l.head[:0], line[:min(len(line), excerptBytes)]...)
 			return nil, true, nil
 		}
 		return line, false, nil

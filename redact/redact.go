@@ -74,7 +74,7 @@ var rules = []rule{
 	{name: "stripe_key", keywords: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}`)},
 	{name: "api_key", keywords: []string{"sk-", "ck_pat_"}, re: regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|ck_pat_[A-Za-z0-9_]{6,})`)},
 	{name: "assignment", keywords: []string{"key", "token", "secret", "password", "passwd", "pwd", "auth", "cookie", "session"},
-		re: regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?key|secret[_-]?key|client[_-]?secret|[a-z_]*token|secret|password|passwd|pwd|authorization|cookie|session[_-]?id)["']?\s*[:=]\s*["']?)([^\s"'&,;{}]{4,})`), keep: 1},
+		re: regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?key|secret[_-]?key|client[_-]?secret|[a-z_]*token|secret|password|passwd|pwd|authorization|cookie|session[_-]?id)\\?["']?\s*[:=]\s*\\?["']?)([^\s"'&,;{}\\]{4,})`), keep: 1},
 	{name: "email", keywords: []string{"@"}, re: regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)},
 }
 

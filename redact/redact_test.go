@@ -77,3 +77,12 @@ func TestExcerpt(t *testing.T) {
 		t.Errorf("excerpt has %d runes", n)
 	}
 }
+
+func TestMaskEscapedJSON(t *testing.T) {
+	// Inside a wire log line, bodies are JSON strings: quotes are escaped.
+	in := `"body":"{\"password\":\"hunter2hunter2\",\"api_key\":\"abcd1234efgh\"}"`
+	got := Mask(in)
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "abcd1234efgh") {
+		t.Errorf("escaped secrets survive: %s", got)
+	}
+}

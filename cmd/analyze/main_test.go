@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,9 +38,11 @@ func TestAnalyzeReportsCounts(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	s := stdout.String()
-	for _, want := range []string{"4 exchanges", "TOOL_SUCCESS", "TOOL_ERROR", "JSONRPC_ERROR", "HTTP_ERROR", "transport",
-		"false successes (final HTTP status 2xx, outcome not a success): 2", "quarantined input lines: 1"} {
-		if !strings.Contains(s, want) {
+	for _, want := range []string{`4 exchanges in 1 files`,
+		`TOOL_SUCCESS +application +1 +25\.0%`, `TOOL_ERROR +application +1 +25\.0%`,
+		`JSONRPC_ERROR +protocol +1 +25\.0%`, `HTTP_ERROR +transport +1 +25\.0%`,
+		`false successes \(final HTTP status 2xx, outcome not a success\): 2\n`, `quarantined input lines: 1\n`} {
+		if !regexp.MustCompile(want).MatchString(s) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
 	}
