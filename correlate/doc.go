@@ -22,9 +22,12 @@
 //     that POST's attempt, whatever its id: a response with a wrong id there is
 //     what makes an INVALID_ENVELOPE. A response on a standalone GET stream or
 //     a resumed stream (GET with Last-Event-ID), or a stdio frame, is paired by
-//     id with the oldest open request of that id in the conversation. A
+//     id with the newest open request of that id in the conversation (an
+//     abandoned earlier send is less likely to be the one answered). A
 //     response that arrives before its request (a stream logged in one record
-//     that started earlier) waits, and pairs when the request appears.
+//     that started earlier) waits, and pairs when the request appears; one
+//     whose id matches only finished requests is a duplicate and is counted
+//     as stray.
 //   - A request POSTed again with the same id and the same method and params is
 //     another attempt of the same exchange: post_count and http_statuses grow,
 //     retry_origin is "sdk". When the log says the repeat was sent by the
@@ -34,9 +37,12 @@
 //     request finished is id reuse (allowed in 2026-07-28): a new exchange.
 //   - A request body that is a JSON array (a 2025-03-26 batch) yields one
 //     exchange per request in it; their responses are found inside the array
-//     response.
+//     response, and a single error without an id (a server that rejects
+//     batches) answers every member. Arrays of more than 1,000 elements are
+//     not expanded (see package decode).
 //   - Notifications are counted, never exchanges. notifications/cancelled marks
-//     the request it names as cancelled.
+//     the request it names as cancelled, even when the cancel was logged
+//     first (a long request's record is written when it ends).
 //   - Requests the server sends to the client (sampling, elicitation, roots in
 //     older versions) are exchanges too, with initiator "server" and no POST of
 //     their own (post_count 0); their responses are the client's POSTs.
