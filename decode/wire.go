@@ -2,7 +2,6 @@ package decode
 
 import (
 	"fmt"
-	"mime"
 	"net/url"
 	"strings"
 	"time"
@@ -117,6 +116,7 @@ func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 		return obs, lineErr(ReasonUnsupported, "mcptrace format %q is not supported (want %q)", f.format.String(), schema.WireFormat)
 	}
 	obs.Pos = pos
+	obs.Format = string(FormatWire)
 	var err error
 	if obs.Time, err = parseTime(f.ts, "ts", true); err != nil {
 		return obs, err
@@ -186,23 +186,6 @@ func parseTime(v gjson.Result, name string, required bool) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// header returns the first value of a header, matching names without case.
-func header(h gjson.Result, name string) string {
-	var out string
-	h.ForEach(func(k, v gjson.Result) bool {
-		if strings.EqualFold(k.Str, name) {
-			if v.IsArray() {
-				out = v.Get("0").String()
-			} else {
-				out = v.String()
-			}
-			return false
-		}
-		return true
-	})
-	return out
-}
-
 func decodeStdio(obs *schema.Observation, s gjson.Result) error {
 	dir := s.Get("direction").String()
 	switch dir {
@@ -228,22 +211,12 @@ func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
 	if !req.IsObject() {
 		return lineErr(ReasonMissingField, `"http.request" is required`)
 	}
-	ev := &schema.HTTPEvidence{Method: strings.ToUpper(req.Get("method").String()), URL: req.Get("url").String()}
-	if ev.Method == "" {
+	p := HTTPParts{Method: req.Get("method").String(), URL: req.Get("url").String(), ReqHeaders: headersOf(req.Get("headers"))}
+	if p.Method == "" {
 		return lineErr(ReasonMissingField, `"http.request.method" is required`)
 	}
-	obs.HTTP = ev
-	rh := req.Get("headers")
-	ev.LastEventID = header(rh, "Last-Event-ID")
-	if obs.SessionID == "" {
-		obs.SessionID = header(rh, "Mcp-Session-Id")
-	}
-	if obs.ProtocolVersion == "" {
-		obs.ProtocolVersion = header(rh, "MCP-Protocol-Version")
-	}
-	if body := req.Get("body"); body.Exists() && body.Type == gjson.String {
-		ev.RequestHasBody = true
-		obs.Messages = AppendMessages(obs.Messages, []byte(body.Str), schema.InRequestBody, 0)
+	if body := req.Get("body"); body.Type == gjson.String {
+		p.ReqBody = &body.Str
 	}
 	resp, fail := h.Get("response"), h.Get("failure")
 	switch {
@@ -254,76 +227,51 @@ func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
 		if st.Type != gjson.Number || st.Int() < 100 || st.Int() > 999 {
 			return lineErr(ReasonBadValue, `"http.response.status" must be an HTTP status number`)
 		}
-		ev.Responded, ev.Status = true, int(st.Int())
-		hh := resp.Get("headers")
-		ct := resp.Get("content_type").String()
-		if ct == "" {
-			ct = header(hh, "Content-Type")
-		}
-		if ct != "" {
-			if mt, _, err := mime.ParseMediaType(ct); err == nil {
-				ct = mt
-			} else {
-				ct = strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
-			}
-		}
-		ev.ContentType = ct
-		ev.RetryAfter = header(hh, "Retry-After")
-		ev.RespSessionID = header(hh, "Mcp-Session-Id")
-		ev.StreamEnd = resp.Get("stream_end").String()
-		switch ev.StreamEnd {
+		p.Responded, p.Status = true, int(st.Int())
+		p.RespHeaders = headersOf(resp.Get("headers"))
+		p.ContentType = resp.Get("content_type").String()
+		p.StreamEnd = resp.Get("stream_end").String()
+		switch p.StreamEnd {
 		case "", schema.StreamComplete, schema.StreamReset, schema.StreamTimeout, schema.StreamClientClosed:
 		default:
-			return lineErr(ReasonBadValue, `"http.response.stream_end" must be complete, reset, timeout or client_closed, not %q`, clipStr(ev.StreamEnd))
+			return lineErr(ReasonBadValue, `"http.response.stream_end" must be complete, reset, timeout or client_closed, not %q`, clipStr(p.StreamEnd))
 		}
-		ev.SSE = ct == "text/event-stream"
-		body := resp.Get("body")
-		if body.Exists() && body.Type == gjson.String {
-			ev.BodyRecorded = true
-			ev.BodyEmpty = strings.TrimSpace(body.Str) == ""
-			if ev.SSE {
-				where := schema.InPostStream
-				if ev.Method == "GET" {
-					where = schema.InGetStream
-					if ev.LastEventID != "" {
-						where = schema.InResumedStream
-					}
-				}
-				end := ev.StreamEnd
-				for i, e := range ParseSSE(body.Str, end == "" || end == schema.StreamComplete) {
-					if e.Type == "endpoint" && obs.SessionID == "" {
-						obs.SessionID = sessionFromURL(e.Data) // legacy HTTP+SSE
-					}
-					if e.Type != "" && e.Type != "message" {
-						continue
-					}
-					ev.SSEEvents++
-					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)
-				}
-			} else {
-				obs.Messages = AppendMessages(obs.Messages, []byte(body.Str), schema.InResponseBody, 0)
-			}
+		if body := resp.Get("body"); body.Type == gjson.String {
+			p.RespBody = &body.Str
 		}
 	case fail.IsObject():
-		ev.Failure = fail.Get("kind").String()
-		switch ev.Failure {
+		p.Failure = fail.Get("kind").String()
+		switch p.Failure {
 		case schema.FailureConnectionRefused, schema.FailureReset, schema.FailureTimeout, schema.FailureClientAbort:
 		case "":
 			return lineErr(ReasonMissingField, `"http.failure.kind" is required`)
 		default:
-			return lineErr(ReasonBadValue, `"http.failure.kind" must be connection_refused, reset, timeout or client_abort, not %q`, clipStr(ev.Failure))
+			return lineErr(ReasonBadValue, `"http.failure.kind" must be connection_refused, reset, timeout or client_abort, not %q`, clipStr(p.Failure))
 		}
-		ev.FailureMessage = fail.Get("message").String()
+		p.FailureMessage = fail.Get("message").String()
 	default:
 		return lineErr(ReasonMissingField, `"http" needs a "response" or a "failure"`)
 	}
-	if obs.SessionID == "" {
-		obs.SessionID = ev.RespSessionID
-	}
-	if obs.SessionID == "" {
-		obs.SessionID = sessionFromURL(ev.URL)
-	}
+	BuildHTTP(obs, &p)
 	return nil
+}
+
+// headersOf reads a wire-log header object: values are strings or arrays of
+// strings.
+func headersOf(h gjson.Result) []Header {
+	var out []Header
+	h.ForEach(func(k, v gjson.Result) bool {
+		if v.IsArray() {
+			v.ForEach(func(_, x gjson.Result) bool {
+				out = append(out, Header{Name: k.Str, Value: x.String()})
+				return true
+			})
+		} else {
+			out = append(out, Header{Name: k.Str, Value: v.String()})
+		}
+		return true
+	})
+	return out
 }
 
 // sessionFromURL reads the legacy HTTP+SSE session query parameter

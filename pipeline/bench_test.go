@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tidwall/gjson"
 
+	"mcptrace/decode"
 	"mcptrace/redact"
 )
 
@@ -65,9 +66,9 @@ func BenchmarkReadLines(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		lr := newLineReader(r, 16<<20)
+		lr := decode.NewLineReader(r, 16<<20)
 		for {
-			if _, _, err := lr.next(); err == io.EOF {
+			if _, _, err := lr.Next(); err == io.EOF {
 				break
 			}
 		}
@@ -82,9 +83,9 @@ func BenchmarkValidateLines(b *testing.B) {
 	b.SetBytes(size)
 	for b.Loop() {
 		r, closeFn, _ := openInput(p)
-		lr := newLineReader(r, 16<<20)
+		lr := decode.NewLineReader(r, 16<<20)
 		for {
-			line, _, err := lr.next()
+			line, _, err := lr.Next()
 			if err == io.EOF {
 				break
 			}

@@ -369,7 +369,7 @@ func readFile(ctx context.Context, path string, maxLine int, seq *int64, out cha
 		return err
 	}
 	defer closeFn()
-	lr := newLineReader(r, maxLine)
+	lr := decode.NewLineReader(r, maxLine)
 	c := chunk{seq: *seq, source: path}
 	size := 0
 	send := func() bool {
@@ -387,25 +387,25 @@ func readFile(ctx context.Context, path string, maxLine int, seq *int64, out cha
 		return true
 	}
 	for {
-		line, tooLong, err := lr.next()
+		line, tooLong, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			// A read error (a corrupt gzip stream, say) ends this file; it is
 			// quarantined at the line where it happened and the run goes on.
-			c.items = append(c.items, lineItem{reason: decode.ReasonReadError, lineNo: lr.lineNo + 1,
+			c.items = append(c.items, lineItem{reason: decode.ReasonReadError, lineNo: lr.LineNo() + 1,
 				detail: fmt.Sprintf("reading stopped: %v; the rest of the file was not read", err)})
 			lines.Add(1)
 			break
 		}
 		lines.Add(1)
-		it := lineItem{lineNo: lr.lineNo}
+		it := lineItem{lineNo: lr.LineNo()}
 		if tooLong {
 			it.reason = decode.ReasonLineTooLong
-			it.size = lr.tooLong
-			it.detail = fmt.Sprintf("line of %d bytes exceeds the %d-byte limit (raise -max-line)", lr.tooLong, maxLine)
-			it.head = append([]byte(nil), lr.head...)
+			it.size = lr.TooLongSize()
+			it.detail = lr.TooLongDetail()
+			it.head = append([]byte(nil), lr.Head()...)
 		} else {
 			it.line = append([]byte(nil), line...)
 			it.size = int64(len(line)) + 1

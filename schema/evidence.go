@@ -66,10 +66,11 @@ const (
 	InGetStream                  // an SSE event of a standalone GET stream
 	InResumedStream              // an SSE event of a GET with Last-Event-ID
 	InStdio                      // a stdio frame
+	InRecord                     // a record that already pairs request and response (Inspector history)
 )
 
 func (w Where) String() string {
-	return [...]string{"request_body", "response_body", "post_stream", "get_stream", "resumed_stream", "stdio"}[w]
+	return [...]string{"request_body", "response_body", "post_stream", "get_stream", "resumed_stream", "stdio", "record"}[w]
 }
 
 // Message is one JSON-RPC message (or something that should have been one)
@@ -83,6 +84,11 @@ type Message struct {
 	Method     string
 	Raw        []byte // the message's own JSON text (owned, not shared)
 	ParamsHash uint64 // hash of method and params, for requests
+	// Truncated: the log cut the message short (Claude Desktop's
+	// "[N chars truncated]"). Kind, ID and Method were recovered by a
+	// tolerant scan of Raw, which is not valid JSON; classify recovers an
+	// error code or isError from Raw when they survive, and nothing more.
+	Truncated bool
 }
 
 // InBatch reports whether the message came from a JSON array body.
@@ -105,11 +111,34 @@ type Observation struct {
 	ProtocolVersion string // as logged, or from the MCP-Protocol-Version header
 	Trigger         string
 	Scenario        string
+	Format          string // the log format it was decoded from (decode.Format)
 
 	HTTP  *HTTPEvidence // nil for stdio
 	Stdio string        // stdio direction (c2s, s2c, stderr) when HTTP is nil
 
 	Messages []Message // request-side messages first, then response-side
+
+	// Paired: the log already paired a request with its response (MCP
+	// Inspector history, OTLP spans). Messages then hold the request (Where
+	// InRecord, Kind MsgRequest) and, when the log kept it, the response
+	// (Where InRecord); Reported holds what the log says instead of bodies.
+	Paired   bool
+	Reported *Reported
+}
+
+// Reported is what an already-correlated log (an OTLP span or log record,
+// an Inspector entry) states about an exchange, used when bodies are
+// missing. Empty fields mean the log does not say.
+type Reported struct {
+	Method     string
+	ToolName   string
+	ID         ID
+	ErrorType  string // OpenTelemetry error.type: a JSON-RPC code as text, "tool_error", ...
+	StatusCode string // rpc.response.status_code: the JSON-RPC code as text
+	Message    string // status description or error message, if any
+	HTTPStatus int    // 0 when unknown
+	OK         bool   // the log states the exchange completed (span status OK/UNSET with an end)
+	Failed     bool   // the log states it failed (span status ERROR) without saying how
 }
 
 // HTTPEvidence is what is known of one HTTP transaction, without its bodies

@@ -1,0 +1,165 @@
+package decode
+
+import (
+	"bytes"
+	"io"
+	"sort"
+
+	"mcptrace/schema"
+)
+
+// Format names a log format that ingest reads.
+type Format string
+
+// The formats. Each is decoded by one file in this package, which registers
+// itself with register in an init function.
+const (
+	FormatWire             Format = "wire"              // mcptrace wire log v1 (NDJSON)
+	FormatHAR              Format = "har"               // HAR 1.2 (mitmproxy, Chrome DevTools, Playwright)
+	FormatClaudeDesktop    Format = "claude-desktop"    // Claude Desktop mcp-server-NAME.log / mcp.log
+	FormatVSCode           Format = "vscode"            // VS Code "MCP: NAME" output channel
+	FormatInspectorHistory Format = "inspector-history" // MCP Inspector v2 history export
+	FormatInspectorNetwork Format = "inspector-network" // MCP Inspector v2 network export
+	FormatOTLPTraces       Format = "otlp-traces"       // OTLP JSON traces (ExportTraceServiceRequest), one document or NDJSON
+	FormatOTLPLogs         Format = "otlp-logs"         // OTLP JSON logs (ExportLogsServiceRequest), one document or NDJSON
+	FormatStdioJSONL       Format = "stdio-jsonl"       // newline-delimited JSON-RPC with a direction per line (mcpsnoop and similar)
+)
+
+// Emitter receives what a decoder makes of its input, in log order. Every
+// record a decoder reads (a line, a HAR entry, a span) must reach exactly one
+// of its methods: that is how a run proves every input record is accounted
+// for.
+type Emitter interface {
+	// Observation hands over one observation; the emitter owns it.
+	Observation(o *schema.Observation)
+	// Quarantine reports a record that could not be used: where, a reason
+	// code (the Reason constants), what exactly, and the raw bytes (the
+	// emitter masks and clips them; they are never written as given).
+	Quarantine(pos schema.Position, reason, detail string, raw []byte)
+	// Skip reports a record deliberately not used, with a short stable
+	// reason such as "lifecycle" or "continuation".
+	Skip(pos schema.Position, why string)
+}
+
+// FileDecoder decodes one whole input (already decompressed). It returns an
+// error only when the input cannot be read at all; malformed content is
+// quarantined record by record and decoding goes on.
+type FileDecoder func(source string, r io.Reader, e Emitter) error
+
+type formatInfo struct {
+	format   Format
+	priority int // lower is tried first
+	sniff    func(head []byte) bool
+	decode   FileDecoder
+}
+
+var formats = map[Format]*formatInfo{}
+
+// register adds a format. sniff sees the first bytes of the decompressed
+// input (up to SniffBytes) and must not assume they end on a line boundary.
+func register(f Format, priority int, sniff func(head []byte) bool, dec FileDecoder) {
+	formats[f] = &formatInfo{format: f, priority: priority, sniff: sniff, decode: dec}
+}
+
+// SniffBytes is how much of an input Detect looks at.
+const SniffBytes = 64 << 10
+
+// Detect names the format of an input from its first bytes.
+func Detect(head []byte) (Format, bool) {
+	for _, fi := range sortedFormats() {
+		if fi.sniff != nil && fi.sniff(head) {
+			return fi.format, true
+		}
+	}
+	return "", false
+}
+
+// DecoderFor returns the decoder of a format.
+func DecoderFor(f Format) (FileDecoder, bool) {
+	fi, ok := formats[f]
+	if !ok {
+		return nil, false
+	}
+	return fi.decode, true
+}
+
+// Formats lists the registered formats in detection order.
+func Formats() []Format {
+	var out []Format
+	for _, fi := range sortedFormats() {
+		out = append(out, fi.format)
+	}
+	return out
+}
+
+func sortedFormats() []*formatInfo {
+	list := make([]*formatInfo, 0, len(formats))
+	for _, fi := range formats {
+		list = append(list, fi)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].priority != list[j].priority {
+			return list[i].priority < list[j].priority
+		}
+		return list[i].format < list[j].format
+	})
+	return list
+}
+
+// FirstLine returns the first non-blank line of head (possibly cut short at
+// the end of head).
+func FirstLine(head []byte) []byte {
+	for len(head) > 0 {
+		i := bytes.IndexByte(head, '\n')
+		var line []byte
+		if i < 0 {
+			line, head = head, nil
+		} else {
+			line, head = head[:i], head[i+1:]
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 {
+			return line
+		}
+	}
+	return nil
+}
+
+func init() {
+	register(FormatWire, 10, func(head []byte) bool {
+		l := FirstLine(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
+		return len(l) > 0 && l[0] == '{' && bytes.Contains(l, []byte(`"mcptrace"`))
+	}, decodeWireFile)
+}
+
+// decodeWireFile reads a wire log line by line. The pipeline normally splits
+// wire logs into chunks decoded in parallel; this is the same decoding for a
+// caller that has one reader.
+func decodeWireFile(source string, r io.Reader, e Emitter) error {
+	lr := NewLineReader(r, DefaultMaxLine)
+	for {
+		line, tooLong, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		pos := schema.Position{Source: source, Line: lr.LineNo()}
+		switch {
+		case tooLong:
+			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
+		case IsBlank(line):
+			e.Skip(pos, "blank")
+		default:
+			o, err := WireLine(line, pos)
+			if err != nil {
+				le, _ := err.(*LineError)
+				e.Quarantine(pos, le.Reason, le.Detail, line)
+				continue
+			}
+			o.Format = string(FormatWire)
+			e.Observation(&o)
+		}
+	}
+}
