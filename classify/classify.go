@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -100,6 +101,9 @@ type Evidence struct {
 	Cancelled bool
 	// OnSession: the request carried an MCP session id.
 	OnSession bool
+	// Reported is what an already-correlated log (an OTLP span, an
+	// Inspector entry) states when it kept no response body.
+	Reported *schema.Reported
 }
 
 // Verdict is the judgement of one exchange.
@@ -214,6 +218,9 @@ func classify(ev *Evidence) Verdict {
 	if ev.Cancelled {
 		return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
 	}
+	if last == nil && ev.Reported != nil {
+		return judgeReported(ev)
+	}
 	if last != nil && last.Status == 202 {
 		return Verdict{Outcome: NoResponse, Reason: "request answered 202 and no response arrived on any stream", ErrorType: "_OTHER"}
 	}
@@ -259,6 +266,9 @@ func batchAllowed(version string) bool { return version == "" || version == "202
 
 // judgeMatched applies rules 5 to 8 to one response message.
 func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
+	if m.Truncated {
+		return judgeTruncated(m)
+	}
 	if m.Kind == schema.MsgInvalidJSON {
 		return Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: m}
 	}
@@ -445,6 +455,8 @@ func advice(v *Verdict, ev *Evidence) string {
 		var status int
 		if n := len(ev.Attempts); n > 0 {
 			status = ev.Attempts[n-1].Status
+		} else if ev.Reported != nil {
+			status = ev.Reported.HTTPStatus
 		}
 		switch {
 		case status == 429:
@@ -485,4 +497,82 @@ func codeAdvice(code int64) string {
 		return AdviceRetryIfIdempotent
 	}
 	return AdviceNone
+}
+
+var (
+	truncCode    = regexp.MustCompile(`"error"\s*:\s*\{[^{}]*?"code"\s*:\s*(-?\d+)\s*[,}]`)
+	truncMessage = regexp.MustCompile(`"error"\s*:\s*\{[^{}]*?"message"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+	truncIsError = regexp.MustCompile(`"isError"\s*:\s*(true|false)\b`)
+)
+
+// judgeTruncated judges a response the log cut short: only what survived the
+// cut counts. An error code that survived is JSONRPC_ERROR; "isError": true
+// is TOOL_ERROR; anything else is UNKNOWN, never a guessed success.
+func judgeTruncated(m *schema.Message) Verdict {
+	raw := m.Raw
+	if sm := truncCode.FindSubmatch(raw); sm != nil {
+		code, err := strconv.ParseInt(string(sm[1]), 10, 64)
+		if err == nil {
+			v := Verdict{Outcome: JSONRPCError, Reason: "JSON-RPC error " + string(sm[1]) + " (response truncated in the log)",
+				ErrorCode: &code, ErrorType: string(sm[1]), Judged: m}
+			if mm := truncMessage.FindSubmatch(raw); mm != nil {
+				v.ErrorMessage = string(mm[1])
+			}
+			return v
+		}
+	}
+	if sm := truncIsError.FindSubmatch(raw); sm != nil && string(sm[1]) == "true" {
+		t := true
+		return Verdict{Outcome: ToolError, Reason: "tool reported isError: true (response truncated in the log)",
+			ErrorType: "tool_error", IsError: &t, Judged: m}
+	}
+	return Verdict{Outcome: Unknown, Reason: "response truncated in the log; what survived does not settle the outcome", Judged: m}
+}
+
+// judgeReported judges an exchange from what an already-correlated log
+// states (an OpenTelemetry span's error.type and status, an Inspector
+// entry's clientError) when it kept no response body. Without a body
+// nothing can be found invalid, so the protocol outcomes other than
+// JSONRPC_ERROR never come from here.
+func judgeReported(ev *Evidence) Verdict {
+	r := ev.Reported
+	code := r.ErrorType
+	if code == "" || code == "_OTHER" {
+		code = r.StatusCode
+	}
+	switch {
+	case r.HTTPStatus >= 400 || (r.HTTPStatus > 0 && r.HTTPStatus < 200):
+		return Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(r.HTTPStatus) + " (as reported by the log)",
+			ErrorType: strconv.Itoa(r.HTTPStatus), ErrorMessage: r.Message}
+	case r.ErrorType == "tool_error":
+		t := true
+		return Verdict{Outcome: ToolError, Reason: "tool error (as reported by the log)", ErrorType: "tool_error",
+			IsError: &t, ErrorMessage: r.Message}
+	case isIntText(code):
+		c, _ := strconv.ParseInt(code, 10, 64)
+		return Verdict{Outcome: JSONRPCError, Reason: "JSON-RPC error " + code + " (as reported by the log)",
+			ErrorCode: &c, ErrorType: code, ErrorMessage: r.Message}
+	case r.ErrorType == "timeout":
+		return Verdict{Outcome: NoResponse, Reason: "timed out (as reported by the log)", ErrorType: "timeout", ErrorMessage: r.Message}
+	case r.ErrorType != "":
+		return Verdict{Outcome: Unknown, Reason: "the log reports error.type " + strconv.Quote(r.ErrorType) + " without a response",
+			ErrorType: r.ErrorType, ErrorMessage: r.Message}
+	case r.Failed:
+		return Verdict{Outcome: Unknown, Reason: "the log reports a failure without saying which layer", ErrorMessage: r.Message}
+	case r.OK:
+		if isToolCall(ev.Method) {
+			f := false
+			return Verdict{Outcome: ToolSuccess, Reason: "completed without error (as reported by the log; no body to validate)", IsError: &f}
+		}
+		return Verdict{Outcome: Success, Reason: "completed without error (as reported by the log; no body to validate)"}
+	}
+	return Verdict{Outcome: Unknown, Reason: "the log reports no outcome"}
+}
+
+func isIntText(s string) bool {
+	if s == "" {
+		return false
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }

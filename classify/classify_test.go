@@ -269,3 +269,49 @@ func TestSameID(t *testing.T) {
 		t.Error("different ids match")
 	}
 }
+
+func TestTruncatedResponses(t *testing.T) {
+	trunc := func(raw string) *classify.Evidence {
+		m := schema.Message{Where: schema.InStdio, BatchIndex: -1, Kind: schema.MsgResponse, ID: id1, Raw: []byte(raw), Truncated: true}
+		return &classify.Evidence{Method: "tools/call", ID: id1, Response: &m}
+	}
+	v := check(t, "error survived", trunc(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Call to a member function can() on null","data":{"trace":"#0 /var/www/app…[2051 chars truncated]...`), "JSONRPC_ERROR", "protocol")
+	if v.ErrorCode == nil || *v.ErrorCode != -32603 || v.ErrorMessage != "Call to a member function can() on null" {
+		t.Errorf("recovered error: %+v", v)
+	}
+	check(t, "isError survived", trunc(`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[{"type":"text","text":"Access denied…[118 chars truncated]...`), "TOOL_ERROR", "application")
+	check(t, "isError false is not proof of success", trunc(`{"jsonrpc":"2.0","id":1,"result":{"isError":false,"content":[{"type":"text","text":"…[9000 chars truncated]...`), "UNKNOWN", "unknown")
+	check(t, "nothing survived", trunc(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_file","description":"Read…[11759 chars truncated]...`), "UNKNOWN", "unknown")
+}
+
+func TestReportedOutcomes(t *testing.T) {
+	rep := func(method string, r schema.Reported) *classify.Evidence {
+		return &classify.Evidence{Method: method, ID: id1, Reported: &r}
+	}
+	cases := []struct {
+		name, outcome, layer string
+		ev                   *classify.Evidence
+	}{
+		{"tool_error", "TOOL_ERROR", "application", rep("tools/call", schema.Reported{ErrorType: "tool_error", Failed: true})},
+		{"code in error.type", "JSONRPC_ERROR", "protocol", rep("tools/call", schema.Reported{ErrorType: "-32602", Failed: true})},
+		{"code in rpc.response.status_code", "JSONRPC_ERROR", "protocol", rep("tools/list", schema.Reported{ErrorType: "_OTHER", StatusCode: "-32601"})},
+		{"http status", "HTTP_ERROR", "transport", rep("tools/call", schema.Reported{HTTPStatus: 503, ErrorType: "503"})},
+		{"timeout", "NO_RESPONSE", "transport", rep("tools/call", schema.Reported{ErrorType: "timeout"})},
+		{"ok tools/call", "TOOL_SUCCESS", "application", rep("tools/call", schema.Reported{OK: true})},
+		{"ok tools/list", "SUCCESS", "application", rep("tools/list", schema.Reported{OK: true})},
+		{"failed, no type", "UNKNOWN", "unknown", rep("tools/call", schema.Reported{Failed: true, Message: "Request timed out"})},
+		{"other error.type", "UNKNOWN", "unknown", rep("tools/call", schema.Reported{ErrorType: "java.io.IOException"})},
+		{"nothing said", "UNKNOWN", "unknown", rep("tools/call", schema.Reported{})},
+	}
+	for _, c := range cases {
+		check(t, c.name, c.ev, c.outcome, c.layer)
+	}
+	v := classify.Classify(rep("tools/call", schema.Reported{HTTPStatus: 429}))
+	if v.RetryAdvice != classify.AdviceRespectRetryAfter || v.ErrorType != "429" {
+		t.Errorf("reported 429: %+v", v)
+	}
+	// A body, when there is one, wins over the report.
+	ev := toolCall(post(200, "application/json", toolError))
+	ev.Reported = &schema.Reported{OK: true}
+	check(t, "body wins", ev, "TOOL_ERROR", "application")
+}

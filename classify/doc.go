@@ -58,6 +58,20 @@
 // A 202 with no body answers a notification or a response; it is never an
 // exchange outcome (the correlator keeps notifications out of exchanges).
 //
+// # Truncated and reported evidence
+//
+// A response the log cut short (Claude Desktop's "[N chars truncated]") is
+// judged only on what survived the cut: an error code is JSONRPC_ERROR, an
+// "isError": true is TOOL_ERROR, anything else UNKNOWN. An exchange that an
+// already-correlated log reports without a response body (an OpenTelemetry
+// span, an Inspector entry with clientError) is judged on what the log
+// states: an HTTP status of 400 or more is HTTP_ERROR, error.type
+// "tool_error" is TOOL_ERROR, a JSON-RPC code in error.type or
+// rpc.response.status_code is JSONRPC_ERROR, "timeout" is NO_RESPONSE, a
+// completed span without error is TOOL_SUCCESS or SUCCESS, and anything else
+// is UNKNOWN. Without a body nothing can be found invalid, so
+// INVALID_TOOL_RESULT and MALFORMED_JSON never come from a report.
+//
 // # retry_advice
 //
 // From the seed article's retry table: HTTP 429 respect_retry_after; 404 on a

@@ -125,6 +125,8 @@ type exchange struct {
 	retryAfter string
 	sseEvents  int32 // events of the final attempt's stream
 	reqVersion string
+	reported   *schema.Reported
+	truncated  bool
 }
 
 func (c *Correlator) conv(o *schema.Observation) *conversation {
@@ -152,7 +154,9 @@ func (c *Correlator) Add(o *schema.Observation) {
 	}
 	var used, notes, strays int
 	c.tally = &parkTally{}
-	if o.HTTP == nil {
+	if o.Paired {
+		used, notes, strays = c.addPaired(cv, o)
+	} else if o.HTTP == nil {
 		used, notes, strays = c.addStdio(cv, o)
 		if o.Stdio == schema.DirStderr {
 			c.Stats.Stderr++
@@ -295,6 +299,43 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 	return used, notes, strays
 }
 
+// addPaired takes a record that the log already paired (an Inspector
+// history entry, an OTLP span): its request starts an exchange, its response
+// (if kept) or what the log reports settles it at once.
+func (c *Correlator) addPaired(cv *conversation, o *schema.Observation) (used, notes, strays int) {
+	var ex *exchange
+	for i := range o.Messages {
+		m := &o.Messages[i]
+		switch m.Kind {
+		case schema.MsgRequest:
+			if ex == nil {
+				ex = c.attach(cv, o, m, false)
+				ex.reported = o.Reported
+				used++
+				continue
+			}
+			strays++
+			c.Stats.StrayMessages++
+		case schema.MsgNotification:
+			notes++
+			c.notification(cv, m, false)
+		default:
+			if ex != nil && ex.response == nil {
+				mm := *m
+				ex.response = &mm
+				continue
+			}
+			strays++
+			c.Stats.StrayMessages++
+		}
+	}
+	if ex != nil {
+		ex.row.EndedAt = o.EndOrStart()
+		c.finish(cv, ex)
+	}
+	return used, notes, strays
+}
+
 // attemptDecides reports whether an attempt settles its exchange: a response
 // with the request's id, or a definite 2xx body that is not a 202.
 func attemptDecides(at *classify.Attempt, id schema.ID) bool {
@@ -367,7 +408,13 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 			retryOrigin, retryOf = o.Trigger, prev.row.ExchangeID
 		default:
 			if !prev.final && o.HTTP != nil {
-				prev.row.RetryOrigin = "sdk"
+				if len(prev.attempts) > 0 {
+					prev.row.RetryOrigin = "sdk"
+				} else {
+					// A log that wrote the frame first and the HTTP outcome
+					// of sending it later (VS Code): the same send.
+					prev.row.Transport = string(o.Transport)
+				}
 				return prev
 			}
 			if o.HTTP != nil || o.Trigger != "" {
@@ -399,6 +446,8 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	r.RetryOrigin = retryOrigin
 	r.RetryOf = schema.Str(retryOf)
 	r.Scenario = schema.Str(o.Scenario)
+	r.Format = o.Format
+	ex.truncated = m.Truncated
 	if o.ClientName != "" {
 		r.ClientName, r.ClientVersion = schema.Str(o.ClientName), schema.Str(o.ClientVersion)
 	}
@@ -559,7 +608,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		version = cv.version
 	}
 	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
-		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession}
+		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.reported}
 	v := classify.Classify(&ev)
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
 	r.ErrorCode = v.ErrorCode
@@ -568,6 +617,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.ResultType = schema.Str(v.ResultType)
 	r.IsError = v.IsError
 	r.Cancelled = ex.cancelled
+	r.Truncated = ex.truncated || (v.Judged != nil && v.Judged.Truncated)
 	r.ProtocolVersion = schema.Str(version)
 	if n := len(ex.attempts); n > 0 {
 		last := &ex.attempts[n-1]
@@ -606,7 +656,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.emit(r)
 	// Once judged, keep only what later requests are matched against (the
 	// id, the params hash and the exchange id for retry_of).
-	ex.attempts, ex.response, ex.stray = nil, nil, nil
+	ex.attempts, ex.response, ex.stray, ex.reported = nil, nil, nil, nil
 	ex.row = schema.Exchange{ExchangeID: r.ExchangeID}
 	c.prune(cv)
 }

@@ -449,3 +449,48 @@ func TestObservationLabels(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+func TestPairedRecords(t *testing.T) {
+	mk := func(line int64, msgs []string, rep *schema.Reported) *schema.Observation {
+		o := &schema.Observation{Pos: schema.Position{Source: "inspector.json", Line: line}, Side: schema.SideClient, Transport: schema.TransportStreamableHTTP,
+			Time: time.Date(2026, 5, 27, 10, 0, 0, 0, time.UTC), Paired: true, Reported: rep, Format: "inspector-history"}
+		o.EndTime = o.Time.Add(12 * time.Millisecond)
+		for _, m := range msgs {
+			o.Messages = decode.AppendMessages(o.Messages, []byte(m), schema.InRecord, 0)
+		}
+		return o
+	}
+	var out []*schema.Exchange
+	c := correlate.New(func(e *schema.Exchange) { cp := *e; out = append(out, &cp) })
+	c.Add(mk(1, []string{req(3, "tools/call", `{"name":"add"}`), `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params"}}`}, nil))
+	c.Add(mk(2, []string{req(4, "tools/call", `{"name":"add"}`)}, &schema.Reported{ErrorType: "tool_error"}))
+	c.Add(mk(3, []string{req(5, "tools/call", `{"name":"add"}`)}, nil))
+	c.Add(mk(4, []string{req(nil, "notifications/message", "")}, nil))
+	c.Flush()
+	if len(out) != 3 || out[0].Outcome != "JSONRPC_ERROR" || out[1].Outcome != "TOOL_ERROR" || out[2].Outcome != "NO_RESPONSE" {
+		for _, g := range out {
+			t.Logf("%s %s", g.Outcome, g.Reason)
+		}
+		t.Fatalf("paired outcomes wrong")
+	}
+	if out[0].PostCount != 0 || len(out[0].HTTPStatuses) != 0 || out[0].LatencyMS == nil || *out[0].LatencyMS != 12 || out[0].Format != "inspector-history" {
+		t.Errorf("paired columns: %+v", out[0])
+	}
+	if c.Stats.Notifications != 1 || c.Stats.NotificationOnly != 1 || c.Stats.Contributing != 3 {
+		t.Errorf("stats %+v", c.Stats)
+	}
+}
+
+func TestFrameThenHTTPStatusIsOneSend(t *testing.T) {
+	// VS Code logs the frame it sends, then "Error 429 status sending
+	// message": one send, not an SDK retry.
+	l := newLog(t)
+	call := req(6, "tools/call", `{"name":"search"}`)
+	l.stdio("c2s", call)
+	l.post(call, 429, "", str(`{"statusCode":429}`))
+	got, _ := run(l)
+	expect(t, got, want{"tools/call", "HTTP_ERROR", "none", 1, "[429]"})
+	if got[0].Transport != "streamable-http" {
+		t.Errorf("transport %s", got[0].Transport)
+	}
+}

@@ -95,11 +95,11 @@ func TestHostileInput(t *testing.T) {
 	if len(sum.Files) != 4 {
 		t.Errorf("files %v", sum.Files)
 	}
-	if sum.Lines != sum.Blank+sum.Quarantined+sum.Observations {
-		t.Errorf("lines %d != %d + %d + %d", sum.Lines, sum.Blank, sum.Quarantined, sum.Observations)
+	if sum.Records != sum.SkippedTotal()+sum.Quarantined+sum.Observations {
+		t.Errorf("records %d != %d + %d + %d", sum.Records, sum.SkippedTotal(), sum.Quarantined, sum.Observations)
 	}
-	if sum.Blank != 2 {
-		t.Errorf("blank %d", sum.Blank)
+	if sum.Skipped["blank"] != 2 || sum.ByFormat["wire"] != 2 || sum.ByFormat["empty"] != 1 || sum.ByFormat["corrupt"] != 1 {
+		t.Errorf("skipped %v, formats %v", sum.Skipped, sum.ByFormat)
 	}
 	wantReasons := map[string]int64{"not_json": 3, "invalid_utf8": 2, "nesting_too_deep": 2, "missing_field": 1}
 	for r, n := range wantReasons {

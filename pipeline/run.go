@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,7 +24,8 @@ import (
 
 // Config says what to read, where to write and how.
 type Config struct {
-	Inputs       []string // files and directories
+	Inputs       []string // files, directories, glob patterns, "-" for standard input
+	Format       string   // force this format for every input; "" detects each by content
 	OutDir       string
 	Workers      int   // decode workers and correlator shards; 0: GOMAXPROCS
 	MaxLineBytes int   // longer lines are quarantined; 0: 16 MiB
@@ -41,16 +41,19 @@ type Config struct {
 
 // Progress is a snapshot of a running ingest.
 type Progress struct {
-	Lines, Bytes int64
+	Records, Bytes int64
 	Elapsed      time.Duration
 }
 
-// Summary is what a run did. Lines = Blank + Quarantined + Observations.
+// Summary is what a run did. Records = Skipped + Quarantined + Observations,
+// where a record is a line of a line-oriented log, an entry of a JSON
+// document (a HAR entry, a span), or a whole file that matched no format.
 type Summary struct {
 	Files         []string
-	Lines         int64
+	ByFormat      map[string]int // files per detected format
+	Records       int64
 	Bytes         int64
-	Blank         int64
+	Skipped       map[string]int64 // records deliberately not used, by why (blank, lifecycle, ...)
 	Observations  int64
 	Quarantined   int64
 	ByReason      map[string]int64
@@ -66,36 +69,18 @@ type Summary struct {
 // Balanced reports whether every line is accounted for, every observation
 // reached a correlator, and every exchange the correlators formed was written.
 func (s *Summary) Balanced() bool {
-	return s.Lines == s.Blank+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations &&
+	return s.Records == s.SkippedTotal()+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations &&
 		s.Exchanges == s.Correlation.Exchanges
 }
 
-type lineItem struct {
-	line   []byte // nil when too long or unreadable
-	reason string // set when the reader already knows the line is bad
-	detail string
-	head   []byte // the start of a bad line, for its excerpt
-	size   int64
-	lineNo int64
+// SkippedTotal is the number of records skipped on purpose.
+func (s *Summary) SkippedTotal() int64 {
+	var n int64
+	for _, v := range s.Skipped {
+		n += v
+	}
+	return n
 }
-
-type chunk struct {
-	seq    int64
-	source string
-	items  []lineItem
-}
-
-type decoded struct {
-	seq   int64
-	obs   []*schema.Observation
-	quar  []schema.Quarantine
-	blank int64
-	lines int64
-	bytes int64
-}
-
-const chunkLines = 2048
-const chunkBytes = 4 << 20
 
 // Run ingests cfg.Inputs and writes the dataset. An input that is missing or
 // unreadable is an error before anything is written; bad lines are
@@ -124,7 +109,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no input files found in %s", strings.Join(cfg.Inputs, ", "))
 	}
-	sum := &Summary{Files: files, ByReason: map[string]int64{}, ByOutcome: map[string]int64{}}
+	if cfg.Format != "" {
+		if _, ok := decode.DecoderFor(decode.Format(cfg.Format)); !ok {
+			return nil, fmt.Errorf("unknown format %q: use one of %v", cfg.Format, decode.Formats())
+		}
+	}
+	sum := &Summary{Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{}, ByOutcome: map[string]int64{}}
 	name := datasetName(files)
 	runTime := cfg.Now().UTC()
 
@@ -141,16 +131,19 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		errOnce.Do(func() { firstErr = err; cancel() })
 	}
 
-	chunks := make(chan chunk, cfg.Workers*2)
+	jobs := make(chan job, cfg.Workers*2)
 	results := make(chan decoded, cfg.Workers*2)
-	var linesRead, bytesRead atomic.Int64
+	// inflight bounds how many jobs are read ahead of the sequencer, which
+	// bounds the decoded output waiting to be put back in order.
+	inflight := make(chan struct{}, cfg.Workers*4)
+	src := &source{cfg: &cfg, jobs: jobs, inflight: inflight, runTime: runTime}
 
-	// Source: one goroutine reads files in order and cuts them into chunks.
+	// Source: one goroutine opens inputs in order, detects each format, and
+	// cuts line logs into chunks; other formats become one job per file.
 	go func() {
-		defer close(chunks)
-		var seq int64
+		defer close(jobs)
 		for _, path := range files {
-			if err := readFile(ctx, path, cfg.MaxLineBytes, &seq, chunks, &linesRead, &bytesRead); err != nil {
+			if err := src.read(ctx, path); err != nil {
 				if ctx.Err() != nil {
 					return
 				}
@@ -166,11 +159,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		dwg.Add(1)
 		go func() {
 			defer dwg.Done()
-			for c := range chunks {
-				d := decodeChunk(c, runTime)
-				select {
-				case results <- d:
-				case <-ctx.Done():
+			for j := range jobs {
+				if err := j.run(ctx, results, runTime); err != nil {
+					if ctx.Err() == nil {
+						fail(err)
+					}
 					return
 				}
 			}
@@ -226,20 +219,26 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			close(quarRows)
 		}()
 		var seed = maphash.MakeSeed()
-		pending := map[int64]decoded{}
+		pending := map[int64][]decoded{} // parts of jobs not yet due, in arrival order
 		var next int64
 		for d := range results {
-			pending[d.seq] = d
-			for {
-				d, ok := pending[next]
-				if !ok {
-					break
+			pending[d.seq] = append(pending[d.seq], d)
+			for len(pending[next]) > 0 {
+				d := pending[next][0]
+				pending[next] = pending[next][1:]
+				if d.final {
+					delete(pending, next)
+					next++
+					<-inflight
 				}
-				delete(pending, next)
-				next++
-				sum.Lines += d.lines
+				if d.format != "" {
+					sum.ByFormat[d.format]++
+				}
+				sum.Records += d.records
 				sum.Bytes += d.bytes
-				sum.Blank += d.blank
+				for k, v := range d.skipped {
+					sum.Skipped[k] += v
+				}
 				sum.Observations += int64(len(d.obs))
 				if len(d.quar) > 0 {
 					for _, q := range d.quar {
@@ -306,13 +305,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 			for i := range q {
 				cfg.Log.Warn().Str("source", q[i].Source).Int64("line", q[i].Line).Str("reason", q[i].Reason).
-					Str("detail", q[i].Detail).Msg("line quarantined")
+					Str("detail", q[i].Detail).Msg("record quarantined")
 			}
 			if err := qSink.Write(q); err != nil {
 				fail(err)
 			}
 		case <-ticker:
-			cfg.Progress(Progress{Lines: linesRead.Load(), Bytes: bytesRead.Load(), Elapsed: time.Since(start)})
+			cfg.Progress(Progress{Records: src.records.Load(), Bytes: src.bytes.Load(), Elapsed: time.Since(start)})
 		}
 	}
 	if firstErr == nil && ctx.Err() != nil {
@@ -349,110 +348,6 @@ func datasetName(files []string) string {
 		h.Write([]byte{0})
 	}
 	return "part-" + hex.EncodeToString(h.Sum(nil)[:6])
-}
-
-func readFile(ctx context.Context, path string, maxLine int, seq *int64, out chan<- chunk, lines, bytes *atomic.Int64) error {
-	r, closeFn, err := openInput(path)
-	var ce *corruptError
-	if errors.As(err, &ce) {
-		lines.Add(1)
-		select {
-		case out <- chunk{seq: *seq, source: path, items: []lineItem{{reason: decode.ReasonReadError, lineNo: 1,
-			detail: ce.Error() + "; the file was skipped"}}}:
-			*seq++
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	lr := decode.NewLineReader(r, maxLine)
-	c := chunk{seq: *seq, source: path}
-	size := 0
-	send := func() bool {
-		if len(c.items) == 0 {
-			return true
-		}
-		select {
-		case out <- c:
-		case <-ctx.Done():
-			return false
-		}
-		*seq++
-		c = chunk{seq: *seq, source: path}
-		size = 0
-		return true
-	}
-	for {
-		line, tooLong, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// A read error (a corrupt gzip stream, say) ends this file; it is
-			// quarantined at the line where it happened and the run goes on.
-			c.items = append(c.items, lineItem{reason: decode.ReasonReadError, lineNo: lr.LineNo() + 1,
-				detail: fmt.Sprintf("reading stopped: %v; the rest of the file was not read", err)})
-			lines.Add(1)
-			break
-		}
-		lines.Add(1)
-		it := lineItem{lineNo: lr.LineNo()}
-		if tooLong {
-			it.reason = decode.ReasonLineTooLong
-			it.size = lr.TooLongSize()
-			it.detail = lr.TooLongDetail()
-			it.head = append([]byte(nil), lr.Head()...)
-		} else {
-			it.line = append([]byte(nil), line...)
-			it.size = int64(len(line)) + 1
-		}
-		bytes.Add(it.size)
-		c.items = append(c.items, it)
-		size += len(it.line)
-		if len(c.items) >= chunkLines || size >= chunkBytes {
-			if !send() {
-				return ctx.Err()
-			}
-		}
-	}
-	if !send() {
-		return ctx.Err()
-	}
-	return nil
-}
-
-func decodeChunk(c chunk, runTime time.Time) decoded {
-	d := decoded{seq: c.seq}
-	for _, it := range c.items {
-		d.lines++
-		d.bytes += it.size
-		if it.reason != "" {
-			d.quar = append(d.quar, schema.Quarantine{Source: c.source, Line: it.lineNo, ObservedAt: runTime,
-				Reason: it.reason, Detail: redact.Mask(it.detail), Bytes: it.size, Excerpt: redact.Excerpt(it.head, 160)})
-			continue
-		}
-		if decode.IsBlank(it.line) {
-			d.blank++
-			continue
-		}
-		o, err := decode.WireLine(it.line, schema.Position{Source: c.source, Line: it.lineNo})
-		if err != nil {
-			reason, detail := "decode_error", err.Error()
-			var le *decode.LineError
-			if errors.As(err, &le) {
-				reason, detail = le.Reason, le.Detail
-			}
-			d.quar = append(d.quar, schema.Quarantine{Source: c.source, Line: it.lineNo, ObservedAt: runTime,
-				Reason: reason, Detail: redact.Mask(detail), Bytes: it.size, Excerpt: redact.Excerpt(it.line, 160)})
-			continue
-		}
-		d.obs = append(d.obs, &o)
-	}
-	return d
 }
 
 // RedactExchange applies the output policy to one row: the session id

@@ -44,6 +44,8 @@ type Exchange struct {
 	ResultType      *string   `parquet:"result_type,optional,dict"`
 	IsError         *bool     `parquet:"is_error,optional"`
 	Cancelled       bool      `parquet:"cancelled"`
+	Truncated       bool      `parquet:"truncated"`
+	Format          string    `parquet:"format,dict"`
 	RetryOrigin     string    `parquet:"retry_origin,dict"`
 	RetryOf         *string   `parquet:"retry_of,optional"`
 	RetryAdvice     string    `parquet:"retry_advice,dict"`

@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		cfg.ProgressEvery = time.Second
 		cfg.Progress = func(p pipeline.Progress) {
-			log.Info().Int64("lines", p.Lines).Str("read", humanBytes(p.Bytes)).
+			log.Info().Int64("records", p.Records).Str("read", humanBytes(p.Bytes)).
 				Str("rate", humanBytes(int64(float64(p.Bytes)/p.Elapsed.Seconds()))+"/s").Msg("ingesting")
 		}
 	}
@@ -142,7 +142,10 @@ func humanBytes(n int64) string {
 
 func printSummary(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "mcptrace ingest summary\n")
-	fmt.Fprintf(w, "  inputs:        %d files, %d lines, %s\n", len(s.Files), s.Lines, humanBytes(s.Bytes))
+	fmt.Fprintf(w, "  inputs:        %d files, %d records, %s\n", len(s.Files), s.Records, humanBytes(s.Bytes))
+	for _, f := range sortedKeys(intMap(s.ByFormat)) {
+		fmt.Fprintf(w, "    %-20s %d files\n", f, s.ByFormat[f])
+	}
 	fmt.Fprintf(w, "  exchanges:     %d written\n", s.Exchanges)
 	for _, o := range s.Outcomes() {
 		fmt.Fprintf(w, "    %-20s %d\n", o.Outcome, o.Count)
@@ -150,7 +153,7 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
 	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)
 	fmt.Fprintf(w, "  stray messages (no matching request): %d\n", s.Correlation.StrayMessages)
-	fmt.Fprintf(w, "  quarantined:   %d lines\n", s.Quarantined)
+	fmt.Fprintf(w, "  quarantined:   %d records\n", s.Quarantined)
 	for _, r := range sortedKeys(s.ByReason) {
 		fmt.Fprintf(w, "    %-20s %d\n", r, s.ByReason[r])
 	}
@@ -159,8 +162,20 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	if !s.Balanced() {
 		status = "MISMATCH"
 	}
-	fmt.Fprintf(w, "  conservation:  %d lines = %d observations + %d quarantined + %d blank  [%s]\n",
-		s.Lines, s.Observations, s.Quarantined, s.Blank, status)
+	fmt.Fprintf(w, "  skipped:       %d records", s.SkippedTotal())
+	for i, k := range sortedKeys(s.Skipped) {
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(w, "%s%s %d", sep, k, s.Skipped[k])
+	}
+	if len(s.Skipped) > 0 {
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  conservation:  %d records = %d observations + %d quarantined + %d skipped  [%s]\n",
+		s.Records, s.Observations, s.Quarantined, s.SkippedTotal(), status)
 	fmt.Fprintf(w, "                 %d observations = %d in exchanges + %d notification-only + %d stray + %d stderr + %d other\n",
 		c.Observations, c.Contributing, c.NotificationOnly, c.Stray, c.Stderr, c.Other)
 	for _, f := range s.ExchangeFiles {
@@ -170,6 +185,14 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 		fmt.Fprintf(w, "  wrote %s\n", f)
 	}
 	fmt.Fprintf(w, "  elapsed:       %s\n", s.Elapsed.Round(time.Millisecond))
+}
+
+func intMap(m map[string]int) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = int64(v)
+	}
+	return out
 }
 
 func sortedKeys(m map[string]int64) []string {

@@ -1,0 +1,171 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"mcptrace/decode"
+	"mcptrace/redact"
+	"mcptrace/schema"
+)
+
+// decoded is one part of a job's output. A job's parts arrive in order; the
+// last has final set. The sequencer puts jobs back in input order.
+type decoded struct {
+	seq     int64
+	final   bool
+	format  string // set on the first part of a file
+	obs     []*schema.Observation
+	quar    []schema.Quarantine
+	skipped map[string]int64
+	records int64
+	bytes   int64
+}
+
+// job is a unit of decoding work: a chunk of a line log, or a whole file of
+// another format.
+type job interface {
+	run(ctx context.Context, out chan<- decoded, runTime time.Time) error
+}
+
+type lineItem struct {
+	line   []byte // nil when too long or unreadable
+	reason string // set when the reader already knows the record is bad
+	detail string
+	head   []byte // the start of a bad record, for its excerpt
+	size   int64
+	lineNo int64
+}
+
+// lineChunk is a run of whole wire-log lines.
+type lineChunk struct {
+	seq    int64
+	source string
+	format string // set on the first chunk of a file
+	items  []lineItem
+}
+
+func (c *lineChunk) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
+	d := decoded{seq: c.seq, final: true, format: c.format}
+	for _, it := range c.items {
+		d.records++
+		d.bytes += it.size
+		if it.reason != "" {
+			d.quar = append(d.quar, quarantineRow(c.source, it.lineNo, runTime, it.reason, it.detail, it.size, it.head))
+			continue
+		}
+		if decode.IsBlank(it.line) {
+			if d.skipped == nil {
+				d.skipped = map[string]int64{}
+			}
+			d.skipped["blank"]++
+			continue
+		}
+		o, err := decode.WireLine(it.line, schema.Position{Source: c.source, Line: it.lineNo})
+		if err != nil {
+			reason, detail := "decode_error", err.Error()
+			var le *decode.LineError
+			if errors.As(err, &le) {
+				reason, detail = le.Reason, le.Detail
+			}
+			d.quar = append(d.quar, quarantineRow(c.source, it.lineNo, runTime, reason, detail, it.size, it.line))
+			continue
+		}
+		d.obs = append(d.obs, &o)
+	}
+	select {
+	case out <- d:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func quarantineRow(source string, line int64, runTime time.Time, reason, detail string, size int64, raw []byte) schema.Quarantine {
+	return schema.Quarantine{Source: source, Line: line, ObservedAt: runTime, Reason: reason,
+		Detail: redact.Mask(detail), Bytes: size, Excerpt: redact.Excerpt(raw, 160)}
+}
+
+// fileJob decodes a whole file with its format's decoder, streaming parts
+// of its output as it goes.
+type fileJob struct {
+	seq    int64
+	source string
+	format decode.Format
+	dec    decode.FileDecoder
+	r      *countingReader
+	close  func() error
+}
+
+const partObservations = 2048
+
+func (f *fileJob) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
+	defer f.close()
+	em := &emitter{ctx: ctx, out: out, runTime: runTime, cur: decoded{seq: f.seq, format: string(f.format)}, src: f.r.src}
+	err := f.dec(f.source, f.r, em)
+	if em.err != nil {
+		return em.err
+	}
+	if err != nil {
+		// The reader failed (a corrupt compressed stream): what was decoded
+		// stands, the failure is quarantined where it happened.
+		em.Quarantine(schema.Position{Source: f.source, Line: em.records + 1}, decode.ReasonReadError,
+			fmt.Sprintf("reading stopped: %v; the rest of the file was not read", err), nil)
+	}
+	// Drain what the decoder did not read, so byte counts are whole.
+	io.Copy(io.Discard, f.r)
+	em.cur.bytes = f.r.n
+	em.cur.final = true
+	return em.send()
+}
+
+// emitter collects a file decoder's output into parts.
+type emitter struct {
+	ctx     context.Context
+	out     chan<- decoded
+	runTime time.Time
+	cur     decoded
+	records int64
+	src     *source
+	err     error
+}
+
+func (e *emitter) count() {
+	e.cur.records++
+	e.records++
+	e.src.records.Add(1)
+}
+
+func (e *emitter) Observation(o *schema.Observation) {
+	e.count()
+	e.cur.obs = append(e.cur.obs, o)
+	if len(e.cur.obs) >= partObservations && e.err == nil {
+		e.err = e.send()
+	}
+}
+
+func (e *emitter) Quarantine(pos schema.Position, reason, detail string, raw []byte) {
+	e.count()
+	e.cur.quar = append(e.cur.quar, quarantineRow(pos.Source, pos.Line, e.runTime, reason, detail, int64(len(raw)), raw))
+}
+
+func (e *emitter) Skip(pos schema.Position, why string) {
+	e.count()
+	if e.cur.skipped == nil {
+		e.cur.skipped = map[string]int64{}
+	}
+	e.cur.skipped[why]++
+}
+
+func (e *emitter) send() error {
+	select {
+	case e.out <- e.cur:
+		e.cur = decoded{seq: e.cur.seq}
+		return nil
+	case <-e.ctx.Done():
+		return e.ctx.Err()
+	}
+}
