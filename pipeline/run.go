@@ -42,7 +42,7 @@ type Config struct {
 // Progress is a snapshot of a running ingest.
 type Progress struct {
 	Records, Bytes int64
-	Elapsed      time.Duration
+	Elapsed        time.Duration
 }
 
 // Summary is what a run did. Records = Skipped + Quarantined + Observations,

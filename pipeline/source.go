@@ -318,4 +318,3 @@ func (s *source) readLines(ctx context.Context, path string, r io.Reader) error 
 	}
 	return nil
 }
-
