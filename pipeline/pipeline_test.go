@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"database/sql"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/klauspost/compress/zstd"
 	"github.com/rs/zerolog"
 
 	"mcptrace/pipeline"
@@ -228,5 +230,62 @@ func TestDuckDBReadsExchanges(t *testing.T) {
 	db.QueryRow(`SELECT count(*) FROM glob(?)`, filepath.Join(out, "exchanges", "*", "*.parquet")).Scan(&files)
 	if files != 1 {
 		t.Errorf("rerun left %d files", files)
+	}
+}
+
+func TestInputsCompressionGlobsStdinAndUnknownFormats(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rec := []byte(okRecord + "\n")
+	var zl, zs bytes.Buffer
+	zw := zlib.NewWriter(&zl)
+	zw.Write(rec)
+	zw.Close()
+	enc, _ := zstd.NewWriter(&zs)
+	enc.Write(rec)
+	enc.Close()
+	write("a.log.zlib", zl.Bytes())
+	write("b.bin", zs.Bytes()) // compression and format come from content, not names
+	write("notes.log", []byte("2026-01-01 this is nobody's MCP log, secret=hunter2hunter2\n"))
+	stdin := write("stdin.ndjson", rec)
+
+	f, err := os.Open(stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old }()
+
+	out := t.TempDir()
+	sum := ingest(t, out, filepath.Join(dir, "*.zlib"), filepath.Join(dir, "b.bin"), filepath.Join(dir, "notes.log"), "-")
+	if sum.Exchanges != 3 || sum.ByFormat["wire"] != 3 || sum.ByFormat["unknown"] != 1 || sum.ByReason["unknown_format"] != 1 {
+		t.Errorf("exchanges %d, formats %v, reasons %v", sum.Exchanges, sum.ByFormat, sum.ByReason)
+	}
+	var excerpt string
+	if err := duck(t).QueryRow(`SELECT excerpt FROM read_parquet(?) WHERE reason = 'unknown_format'`, filepath.Join(out, "quarantine", "*", "*.parquet")).Scan(&excerpt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(excerpt, "nobody's MCP log") || strings.Contains(excerpt, "hunter2") {
+		t.Errorf("unknown-format excerpt %q", excerpt)
+	}
+	// A pattern that matches nothing is an error naming it.
+	if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{filepath.Join(dir, "*.nothing")}, OutDir: t.TempDir(), Log: zerolog.Nop()}); err == nil || !strings.Contains(err.Error(), "*.nothing") {
+		t.Errorf("empty glob: %v", err)
+	}
+	// A forced format reads what detection would not, and an unknown name is refused.
+	if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{stdin}, Format: "nope", OutDir: t.TempDir(), Log: zerolog.Nop()}); err == nil {
+		t.Error("unknown -format accepted")
+	}
+	forced, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{filepath.Join(dir, "notes.log")}, Format: "wire", OutDir: t.TempDir(), Log: zerolog.Nop()})
+	if err != nil || forced.ByReason["not_json"] != 1 || !forced.Balanced() {
+		t.Errorf("forced wire format: %v %+v", err, forced)
 	}
 }

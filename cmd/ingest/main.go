@@ -23,6 +23,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
+	"mcptrace/decode"
 	"mcptrace/pipeline"
 	"mcptrace/redact"
 )
@@ -41,8 +42,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
+	format := fs.String("format", "", "read every input as this format instead of detecting it: "+formatList())
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ingest [flags] PATH...\n\nReads MCP traffic logs (files, directories, gzip) and writes OUT/exchanges and OUT/quarantine as Parquet.\nWith no PATH, ingests the bundled samples/ directory.\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: ingest [flags] PATH...\n\nReads MCP traffic logs and writes OUT/exchanges and OUT/quarantine as Parquet.\nPATH is a file, a directory (walked), a glob pattern or - for standard input; gzip, zlib and zstd\nare undone and each file's format is detected from its content.\nWith no PATH, ingests the bundled samples/ directory.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -71,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // a second signal kills the process at once
 	}()
-	cfg := pipeline.Config{Inputs: inputs, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
+	cfg := pipeline.Config{Inputs: inputs, Format: *format, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
 		RowGroupRows: *rowGroup, Pseudonyms: ps,
 		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -93,6 +95,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func formatList() string {
+	var names []string
+	for _, f := range decode.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
 }
 
 func newLogger(w io.Writer, quiet bool) zerolog.Logger {
