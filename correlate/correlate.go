@@ -72,11 +72,11 @@ func New(emit func(*schema.Exchange)) *Correlator {
 func ConversationKey(o *schema.Observation) string {
 	switch {
 	case o.SessionID != "":
-		return string(o.Side) + "|s|" + o.SessionID
+		return string(o.Side) + "|" + o.Format + "|s|" + o.SessionID
 	case o.Connection != "":
-		return string(o.Side) + "|c|" + o.Pos.Source + "|" + o.Connection
+		return string(o.Side) + "|" + o.Format + "|c|" + o.Pos.Source + "|" + o.Connection
 	}
-	return string(o.Side) + "|f|" + o.Pos.Source
+	return string(o.Side) + "|" + o.Format + "|f|" + o.Pos.Source
 }
 
 type idKey struct {

@@ -10,7 +10,10 @@
 // log plus, in order of preference: the MCP session id (the record's
 // session_id, the Mcp-Session-Id request header, or the sessionId query
 // parameter of legacy HTTP+SSE); else the record's connection id; else the
-// source file. Client and server logs of the same traffic are different
+// source file. The key also holds the log format: two captures of one
+// session in different formats (a HAR file and a wire log, say) are two
+// views of the same traffic, not one conversation with every request sent
+// twice. Client and server logs of the same traffic are different
 // conversations until they are merged (a later stage).
 //
 // # Pairing
