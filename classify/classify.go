@@ -101,6 +101,9 @@ type Evidence struct {
 	Cancelled bool
 	// OnSession: the request carried an MCP session id.
 	OnSession bool
+	// StreamNotRecorded: the conversation has a GET event stream whose body
+	// the log did not keep, so a response may have gone there unseen.
+	StreamNotRecorded bool
 	// Reported is what an already-correlated log (an OTLP span, an
 	// Inspector entry) states when it kept no response body.
 	Reported *schema.Reported
@@ -141,6 +144,9 @@ func classify(ev *Evidence) Verdict {
 		if !last.Responded {
 			if ev.Response != nil {
 				return judgeMatched(ev, ev.Response)
+			}
+			if last.Failure == schema.FailurePending {
+				return Verdict{Outcome: Unknown, Reason: "no response yet when the capture was written"}
 			}
 			if ev.Cancelled || (last.Failure == schema.FailureClientAbort && ev.ProtocolVersion == v20260728) {
 				return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
@@ -220,6 +226,9 @@ func classify(ev *Evidence) Verdict {
 	}
 	if last == nil && ev.Reported != nil {
 		return judgeReported(ev)
+	}
+	if last != nil && last.Status == 202 && ev.StreamNotRecorded {
+		return Verdict{Outcome: Unknown, Reason: "request answered 202; the stream that would carry the response was not recorded"}
 	}
 	if last != nil && last.Status == 202 {
 		return Verdict{Outcome: NoResponse, Reason: "request answered 202 and no response arrived on any stream", ErrorType: "_OTHER"}

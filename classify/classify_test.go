@@ -315,3 +315,10 @@ func TestReportedOutcomes(t *testing.T) {
 	ev.Reported = &schema.Reported{OK: true}
 	check(t, "body wins", ev, "TOOL_ERROR", "application")
 }
+
+func TestPendingAtExportIsUnknown(t *testing.T) {
+	check(t, "pending", toolCall(classify.Attempt{Failure: schema.FailurePending}), "UNKNOWN", "unknown")
+	ev := toolCall(classify.Attempt{Responded: true, Status: 202, BodyRecorded: true, BodyEmpty: true})
+	ev.StreamNotRecorded = true
+	check(t, "202, stream lost", ev, "UNKNOWN", "unknown")
+}

@@ -95,6 +95,7 @@ type conversation struct {
 	client   schema.Implementation
 	server   schema.Implementation
 	openList []*exchange // exchanges not yet final, plus finished ones not yet pruned
+	lostGet  bool        // a GET event stream whose body was not recorded
 	open     int         // how many of openList are not final
 }
 
@@ -226,6 +227,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		respMsgs = append(respMsgs, *m)
 	}
 	onStream := h.Method == "GET"
+	if onStream && h.SSE && !h.BodyRecorded {
+		cv.lostGet = true
+	}
 	batch := len(reqs) > 1
 	var attached []bool // which respMsgs some request took, for a batch
 	if batch {
@@ -608,7 +612,8 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		version = cv.version
 	}
 	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
-		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.reported}
+		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.reported,
+		StreamNotRecorded: cv.lostGet}
 	v := classify.Classify(&ev)
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
 	r.ErrorCode = v.ErrorCode

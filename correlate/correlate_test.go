@@ -494,3 +494,13 @@ func TestFrameThenHTTPStatusIsOneSend(t *testing.T) {
 		t.Errorf("transport %s", got[0].Transport)
 	}
 }
+
+func TestLostGetStreamMakes202Unknown(t *testing.T) {
+	l := newLog(t)
+	l.sess = "legacy"
+	l.post(req(1, "tools/call", `{"name":"a"}`), 202, "", str("Accepted"))
+	add(l, schema.WireRecord{Transport: schema.TransportHTTPSSE, HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "GET", URL: "http://h/sse"},
+		Response: &schema.WireResponse{Status: 200, ContentType: "text/event-stream"}}}) // body not recorded
+	got, _ := run(l)
+	expect(t, got, want{"tools/call", "UNKNOWN", "none", 1, "[202]"})
+}

@@ -28,6 +28,10 @@ const (
 	FailureReset             = "reset"
 	FailureTimeout           = "timeout"
 	FailureClientAbort       = "client_abort"
+	// FailurePending is not a wire-log value: decoders of exported captures
+	// (HAR) use it for a request that had no response yet when the capture
+	// was written. Its outcome is UNKNOWN.
+	FailurePending = "pending"
 )
 
 // Stream ends: how a text/event-stream response body ended.
