@@ -192,6 +192,9 @@ func classify(ev *Evidence) Verdict {
 	// Rule 3: the body itself is wrong.
 	for i := range own {
 		if own[i].Kind == schema.MsgInvalidJSON {
+			if own[i].Truncated {
+				return Verdict{Outcome: Unknown, Reason: "a frame the log cut short, with nothing recoverable", Judged: &own[i]}
+			}
 			return Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: &own[i]}
 		}
 	}

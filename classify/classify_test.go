@@ -322,3 +322,8 @@ func TestPendingAtExportIsUnknown(t *testing.T) {
 	ev.StreamNotRecorded = true
 	check(t, "202, stream lost", ev, "UNKNOWN", "unknown")
 }
+
+func TestTruncatedStrayFrameIsUnknown(t *testing.T) {
+	stray := schema.Message{Where: schema.InStdio, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Raw: []byte(`{"jsonrpc":"2.0","res…[4000 chars truncated]`), Truncated: true}
+	check(t, "truncated stray", &classify.Evidence{Method: "tools/call", ID: id1, Stray: []schema.Message{stray}}, "UNKNOWN", "unknown")
+}

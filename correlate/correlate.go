@@ -128,6 +128,7 @@ type exchange struct {
 	reqVersion string
 	reported   *schema.Reported
 	truncated  bool
+	noEnd      bool // the log gives no end time: no latency
 }
 
 func (c *Correlator) conv(o *schema.Observation) *conversation {
@@ -335,6 +336,7 @@ func (c *Correlator) addPaired(cv *conversation, o *schema.Observation) (used, n
 	}
 	if ex != nil {
 		ex.row.EndedAt = o.EndOrStart()
+		ex.noEnd = o.EndTime.IsZero()
 		c.finish(cv, ex)
 	}
 	return used, notes, strays
@@ -647,7 +649,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 			}
 		}
 	}
-	if (v.Outcome != classify.NoResponse && v.Outcome != classify.Cancelled && v.Outcome != classify.Unknown) || ex.response != nil {
+	if !ex.noEnd && ((v.Outcome != classify.NoResponse && v.Outcome != classify.Cancelled && v.Outcome != classify.Unknown) || ex.response != nil) {
 		ms := float64(r.EndedAt.Sub(r.StartedAt).Microseconds()) / 1000
 		r.LatencyMS = &ms
 	}

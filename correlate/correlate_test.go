@@ -504,3 +504,16 @@ func TestLostGetStreamMakes202Unknown(t *testing.T) {
 	got, _ := run(l)
 	expect(t, got, want{"tools/call", "UNKNOWN", "none", 1, "[202]"})
 }
+
+func TestPairedRecordWithoutEndHasNoLatency(t *testing.T) {
+	o := &schema.Observation{Pos: schema.Position{Source: "logs.ndjson", Line: 1}, Side: schema.SideClient, Transport: schema.TransportStreamableHTTP,
+		Time: time.Date(2026, 5, 27, 10, 0, 0, 0, time.UTC), Paired: true, Reported: &schema.Reported{OK: true}, Format: "otlp-logs"}
+	o.Messages = decode.AppendMessages(nil, []byte(req(1, "tools/call", `{"name":"a"}`)), schema.InRecord, 0)
+	var out []*schema.Exchange
+	c := correlate.New(func(e *schema.Exchange) { cp := *e; out = append(out, &cp) })
+	c.Add(o)
+	c.Flush()
+	if len(out) != 1 || out[0].Outcome != "TOOL_SUCCESS" || out[0].LatencyMS != nil {
+		t.Fatalf("got %+v", out)
+	}
+}

@@ -1,0 +1,486 @@
+package decode
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/schema"
+)
+
+// MCP Inspector v2 exports (log-formats.md §3). The web client's Export
+// buttons write JSON.stringify(entries, null, 2): a pretty-printed JSON array.
+//
+// History (the "Protocol" panel; also the Logs panel, whose entries are the
+// notifications/message subset): MessageEntry {id, timestamp, direction:
+// request|response|notification, origin?, message, response?, duration?,
+// clientError?}. The Inspector already paired each response with its
+// request, so a request entry is one Paired observation holding the request
+// and, when it came, the response. An entry that is a response on its own (its
+// request was cleared or rotated out of the 1,000-entry log) is also an
+// observation, holding only the response; the correlator counts it as stray.
+//
+// Network: FetchRequestEntry {id, timestamp, method, url, requestHeaders,
+// requestBody?, responseStatus?, responseStatusText?, responseHeaders?,
+// responseBody?, duration?, error?, category: auth|transport}: one HTTP
+// transaction each, read through BuildHTTP.
+//
+// Both are the Inspector's own (client) view. Neither says the transport;
+// streamable-http is assumed, except that a network entry whose URL carries
+// the legacy sessionId query parameter is HTTP+SSE. Entry positions (Line)
+// are 1-based indexes into the array.
+
+func init() {
+	register(FormatInspectorHistory, 30, sniffInspectorHistory, decodeInspectorHistory)
+	register(FormatInspectorNetwork, 30, sniffInspectorNetwork, decodeInspectorNetwork)
+}
+
+// sniffInspectorHistory: a JSON array whose first element has "direction"
+// and "message".
+func sniffInspectorHistory(head []byte) bool {
+	keys := jscanFirstElementKeys(head)
+	return keys["direction"] && keys["message"]
+}
+
+// sniffInspectorNetwork: a JSON array whose first element has "url" and
+// "requestHeaders" or "category".
+func sniffInspectorNetwork(head []byte) bool {
+	keys := jscanFirstElementKeys(head)
+	return keys["url"] && (keys["requestHeaders"] || keys["category"])
+}
+
+func decodeInspectorHistory(source string, r io.Reader, e Emitter) error {
+	return inspDecodeArray(source, r, e, "history", inspHistoryEntry)
+}
+
+func decodeInspectorNetwork(source string, r io.Reader, e Emitter) error {
+	return inspDecodeArray(source, r, e, "network", inspNetworkEntry)
+}
+
+// inspDecodeArray splits the exported array into entries, checks each is
+// usable JSON, and hands it on. A cut-off export loses only its last entry.
+func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry func(pos schema.Position, v gjson.Result, e Emitter)) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	jscanArray(data, func(idx int, raw []byte, bad string) {
+		pos := schema.Position{Source: source, Line: int64(idx)}
+		switch {
+		case bad != "":
+			e.Quarantine(pos, ReasonNotJSON, fmt.Sprintf("Inspector %s export: %s", kind, bad), raw)
+		case !utf8.Valid(raw):
+			e.Quarantine(pos, ReasonInvalidUTF8, fmt.Sprintf("Inspector %s entry %d is not valid UTF-8", kind, idx), raw)
+		case depthExceeds(raw, MaxDepth):
+			e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("Inspector %s entry %d nests deeper than %d levels", kind, idx, MaxDepth), raw)
+		case !gjson.ValidBytes(raw):
+			e.Quarantine(pos, ReasonNotJSON, fmt.Sprintf("Inspector %s entry %d is not valid JSON", kind, idx), raw)
+		default:
+			v := gjson.ParseBytes(raw)
+			if !v.IsObject() {
+				e.Quarantine(pos, ReasonNotObject, fmt.Sprintf("Inspector %s entry %d is a JSON %s, not an object", kind, idx, jscanKind(v)), raw)
+				return
+			}
+			entry(pos, v, e)
+		}
+	})
+	return nil
+}
+
+// inspTime reads an entry's timestamp: the ISO string JSON.stringify writes
+// for a Date, or epoch milliseconds.
+func inspTime(v gjson.Result) (time.Time, *LineError) {
+	switch v.Type {
+	case gjson.String:
+		t, err := time.Parse(time.RFC3339Nano, v.Str)
+		if err != nil {
+			return time.Time{}, lineErr(ReasonBadValue, `"timestamp" is not an ISO 8601 time: %q`, clipStr(v.Str))
+		}
+		return t.UTC(), nil
+	case gjson.Number:
+		return time.UnixMilli(v.Int()).UTC(), nil
+	case gjson.Null:
+	default:
+		if v.Exists() {
+			return time.Time{}, lineErr(ReasonBadValue, `"timestamp" must be a time string`)
+		}
+	}
+	return time.Time{}, lineErr(ReasonMissingField, `"timestamp" is required`)
+}
+
+// inspEnd is the start plus a duration in milliseconds, when one is given.
+func inspEnd(start time.Time, d gjson.Result) time.Time {
+	if d.Type != gjson.Number || d.Float() < 0 || start.IsZero() {
+		return time.Time{}
+	}
+	return start.Add(time.Duration(d.Float() * float64(time.Millisecond)))
+}
+
+func inspHistoryEntry(pos schema.Position, v gjson.Result, e Emitter) {
+	dir, msg := v.Get("direction"), v.Get("message")
+	switch dir.String() {
+	case "request", "response", "notification":
+	case "":
+		e.Quarantine(pos, ReasonMissingField, `history entry has no "direction"`, []byte(v.Raw))
+		return
+	default:
+		e.Quarantine(pos, ReasonBadValue, fmt.Sprintf(`history "direction" must be request, response or notification, not %q`, clipStr(dir.String())), []byte(v.Raw))
+		return
+	}
+	if !msg.Exists() || msg.Type == gjson.Null {
+		e.Quarantine(pos, ReasonMissingField, `history entry has no "message"`, []byte(v.Raw))
+		return
+	}
+	if !msg.IsObject() {
+		e.Quarantine(pos, ReasonBadValue, fmt.Sprintf(`history "message" must be a JSON-RPC object, found a %s`, jscanKind(msg)), []byte(v.Raw))
+		return
+	}
+	t, lerr := inspTime(v.Get("timestamp"))
+	if lerr != nil {
+		e.Quarantine(pos, lerr.Reason, "history entry: "+lerr.Detail, []byte(v.Raw))
+		return
+	}
+	o := &schema.Observation{
+		Pos:       pos,
+		Format:    string(FormatInspectorHistory),
+		Side:      schema.SideClient,
+		Transport: schema.TransportStreamableHTTP,
+		Time:      t,
+		EndTime:   inspEnd(t, v.Get("duration")),
+		Paired:    true,
+	}
+	o.Messages = AppendMessages(o.Messages, []byte(msg.Raw), schema.InRecord, 0)
+	resp := v.Get("response")
+	hasResp := resp.Exists() && resp.Type != gjson.Null
+	if hasResp {
+		o.Messages = AppendMessages(o.Messages, []byte(resp.Raw), schema.InRecord, 0)
+	}
+	if msg.Get("method").String() == "initialize" {
+		if ci := msg.Get("params.clientInfo"); ci.IsObject() {
+			o.ClientName, o.ClientVersion = ci.Get("name").String(), ci.Get("version").String()
+		}
+	}
+	if ce := v.Get("clientError"); ce.Type == gjson.String && strings.TrimSpace(ce.Str) != "" && dir.Str == "request" {
+		if hasResp {
+			// The client rejected a response that came (the Inspector's
+			// meaning of clientError): the response decides the outcome; the
+			// rejection is kept as the log's statement.
+			o.Reported = &schema.Reported{Message: ce.Str}
+		} else {
+			o.Reported = &schema.Reported{Failed: true, Message: ce.Str}
+			if inspIsTimeout(ce.Str) {
+				o.Reported.ErrorType = "timeout"
+			}
+		}
+	}
+	e.Observation(o)
+}
+
+// inspIsTimeout: the SDK's request timeout (McpError -32001 "Request timed
+// out") or any text that says the request timed out.
+func inspIsTimeout(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "-32001") || strings.Contains(l, "timed out") || strings.Contains(l, "timeout")
+}
+
+func inspNetworkEntry(pos schema.Position, v gjson.Result, e Emitter) {
+	method, url := v.Get("method").String(), v.Get("url").String()
+	if method == "" || url == "" {
+		e.Quarantine(pos, ReasonMissingField, `network entry needs "method" and "url"`, []byte(v.Raw))
+		return
+	}
+	p := HTTPParts{Method: method, URL: url, ReqHeaders: inspHeaders(v.Get("requestHeaders"))}
+	if b := v.Get("requestBody"); b.Type == gjson.String {
+		p.ReqBody = &b.Str
+	}
+	if v.Get("category").String() == "auth" && !inspIsJSONRPCPost(&p) {
+		// OAuth discovery, registration and token requests: not MCP traffic.
+		e.Skip(pos, "auth")
+		return
+	}
+	t, lerr := inspTime(v.Get("timestamp"))
+	if lerr != nil {
+		e.Quarantine(pos, lerr.Reason, "network entry: "+lerr.Detail, []byte(v.Raw))
+		return
+	}
+	st := v.Get("responseStatus")
+	errText := strings.TrimSpace(v.Get("error").String())
+	switch {
+	case st.Type == gjson.Number && st.Int() >= 100 && st.Int() <= 999:
+		p.Responded, p.Status = true, int(st.Int())
+		p.RespHeaders = inspHeaders(v.Get("responseHeaders"))
+		if b := v.Get("responseBody"); b.Type == gjson.String {
+			p.RespBody = &b.Str
+		}
+	case errText != "":
+		p.Failure, p.FailureMessage = inspFailure(errText), errText
+	default:
+		e.Quarantine(pos, ReasonMissingField, `network entry has neither an HTTP "responseStatus" nor an "error"`, []byte(v.Raw))
+		return
+	}
+	o := &schema.Observation{
+		Pos:       pos,
+		Format:    string(FormatInspectorNetwork),
+		Side:      schema.SideClient,
+		Transport: schema.TransportStreamableHTTP,
+		Time:      t,
+		EndTime:   inspEnd(t, v.Get("duration")),
+	}
+	if sessionFromURL(url) != "" {
+		o.Transport = schema.TransportHTTPSSE
+	}
+	BuildHTTP(o, &p)
+	e.Observation(o)
+}
+
+// inspIsJSONRPCPost: a POST whose body is JSON-RPC (an MCP message, even when
+// the Inspector filed it under auth).
+func inspIsJSONRPCPost(p *HTTPParts) bool {
+	if !strings.EqualFold(p.Method, "POST") || p.ReqBody == nil {
+		return false
+	}
+	b := strings.TrimSpace(*p.ReqBody)
+	return (strings.HasPrefix(b, "{") || strings.HasPrefix(b, "[")) && strings.Contains(b, `"jsonrpc"`)
+}
+
+// inspHeaders reads the Inspector's header record (name → value, names as
+// fetch's Headers gives them, lower case); an array of {name, value} is
+// accepted too.
+func inspHeaders(h gjson.Result) []Header {
+	var out []Header
+	switch {
+	case h.IsObject():
+		h.ForEach(func(k, v gjson.Result) bool {
+			out = append(out, Header{Name: k.Str, Value: v.String()})
+			return true
+		})
+	case h.IsArray():
+		h.ForEach(func(_, x gjson.Result) bool {
+			if n := x.Get("name"); n.Exists() {
+				out = append(out, Header{Name: n.String(), Value: x.Get("value").String()})
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// inspFailure maps a fetch error message to a failure kind: undici's "fetch
+// failed" and the browser's "Failed to fetch" say nothing more and count as
+// reset.
+func inspFailure(msg string) string {
+	l := strings.ToLower(msg)
+	switch {
+	case strings.Contains(l, "refused"):
+		return schema.FailureConnectionRefused
+	case strings.Contains(l, "timeout"), strings.Contains(l, "timed out"), strings.Contains(l, "etimedout"):
+		return schema.FailureTimeout
+	case strings.Contains(l, "abort"):
+		return schema.FailureClientAbort
+	}
+	return schema.FailureReset
+}
+
+// --- small JSON scanners shared by the Inspector, OTLP and stdio JSONL
+// decoders. They tolerate input cut anywhere (a sniff head) and never
+// recurse.
+
+// jscanKind names the JSON type of a value for a person.
+func jscanKind(v gjson.Result) string {
+	switch {
+	case v.IsObject():
+		return "object"
+	case v.IsArray():
+		return "array"
+	case v.Type == gjson.String:
+		return "string"
+	case v.Type == gjson.Number:
+		return "number"
+	case v.Type == gjson.True, v.Type == gjson.False:
+		return "boolean"
+	}
+	return "null"
+}
+
+// jscanSpace skips JSON white space from i.
+func jscanSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jscanString returns the index just past the string starting at b[i] ('"'),
+// or -1 when the input ends first.
+func jscanString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// jscanValue returns the index just past the JSON value starting at b[i], or
+// -1 when the input ends first. It checks structure only loosely: callers
+// validate what they keep.
+func jscanValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return jscanString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				k := jscanString(b, j)
+				if k < 0 {
+					return -1
+				}
+				j = k - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+		j++
+	}
+	return -1
+}
+
+// jscanObject calls fn for each member of the object starting at b[i] ('{')
+// in order: its key, its raw value, and whether the value is complete (false
+// for the last member of an object cut short). It stops when fn returns
+// false, at the end of the object, or where the input ends or breaks.
+func jscanObject(b []byte, i int, fn func(key string, val []byte, complete bool) bool) {
+	if i >= len(b) || b[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = jscanSpace(b, i)
+		if i >= len(b) || b[i] == '}' {
+			return
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		if b[i] != '"' {
+			return
+		}
+		end := jscanString(b, i)
+		if end < 0 {
+			return
+		}
+		key := string(b[i+1 : end-1])
+		i = jscanSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			fn(key, nil, false)
+			return
+		}
+		i = jscanSpace(b, i+1)
+		vend := jscanValue(b, i)
+		if vend < 0 {
+			fn(key, b[min(i, len(b)):], false)
+			return
+		}
+		if !fn(key, b[i:vend], true) {
+			return
+		}
+		i = vend
+	}
+}
+
+// jscanKeys returns the member names of the object at the start of b (after
+// white space and a byte order mark), as far as b goes.
+func jscanKeys(b []byte) map[string]bool {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	keys := map[string]bool{}
+	jscanObject(b, jscanSpace(b, 0), func(k string, _ []byte, _ bool) bool {
+		keys[k] = true
+		return true
+	})
+	return keys
+}
+
+// jscanFirstElementKeys returns the member names of the first element of the
+// JSON array at the start of b, when that element is an object.
+func jscanFirstElementKeys(b []byte) map[string]bool {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	i := jscanSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil
+	}
+	return jscanKeys(b[jscanSpace(b, i+1):])
+}
+
+// jscanArray calls fn with each element of the top-level JSON array in data
+// (idx 1-based). An element the input cuts short, or text where the array
+// is broken, comes with bad set to what is wrong.
+func jscanArray(data []byte, fn func(idx int, raw []byte, bad string)) {
+	i := jscanSpace(data, 0)
+	if i >= len(data) {
+		return
+	}
+	if data[i] != '[' {
+		fn(1, clip(data[i:]), "not a JSON array (an Inspector export is an array of entries)")
+		return
+	}
+	i++
+	idx := 0
+	for {
+		i = jscanSpace(data, i)
+		if i >= len(data) {
+			fn(idx+1, nil, "the export ends before its closing ']' (file cut short)")
+			return
+		}
+		switch data[i] {
+		case ']':
+			if rest := bytes.TrimSpace(data[i+1:]); len(rest) > 0 {
+				fn(idx+1, clip(rest), "text after the closing ']'")
+			}
+			return
+		case ',':
+			i++
+			continue
+		}
+		idx++
+		end := jscanValue(data, i)
+		if end < 0 {
+			fn(idx, clip(data[i:]), fmt.Sprintf("entry %d is cut short (the file ends inside it)", idx))
+			return
+		}
+		if end == i { // a stray delimiter: skip it
+			fn(idx, data[i:i+1], fmt.Sprintf("entry %d: unexpected %q", idx, data[i]))
+			i++
+			continue
+		}
+		fn(idx, data[i:end], "")
+		i = end
+	}
+}
