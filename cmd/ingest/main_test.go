@@ -218,3 +218,56 @@ func TestREADMEQueriesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSameTrafficSameVerdictInEveryFormat ingests one conversation written as
+// a wire log, a HAR file and a Claude Desktop log and checks that every
+// request gets the same verdict from each.
+func TestSameTrafficSameVerdictInEveryFormat(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-out", out, "-quiet", "../../samples/equivalence"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("ingest exited %d: %s", code, stderr.String())
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT method || ' ' || jsonrpc_id, format, outcome || '/' || layer || '/' || coalesce(CAST(error_code AS VARCHAR), '-') || '/' || coalesce(CAST(is_error AS VARCHAR), '-')
+		FROM read_parquet(?)`, filepath.Join(out, "exchanges", "*", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	verdicts := map[string]map[string]string{} // request -> format -> verdict
+	formats := map[string]bool{}
+	for rows.Next() {
+		var req, format, verdict string
+		if err := rows.Scan(&req, &format, &verdict); err != nil {
+			t.Fatal(err)
+		}
+		if verdicts[req] == nil {
+			verdicts[req] = map[string]string{}
+		}
+		verdicts[req][format] = verdict
+		formats[format] = true
+	}
+	if len(formats) != 3 || len(verdicts) != 6 {
+		t.Fatalf("formats %v, requests %d: want 3 formats and 6 requests", formats, len(verdicts))
+	}
+	for req, byFormat := range verdicts {
+		if len(byFormat) != 3 {
+			t.Errorf("%s seen in %d formats: %v", req, len(byFormat), byFormat)
+			continue
+		}
+		var first string
+		for f, v := range byFormat {
+			if first == "" {
+				first = v
+			} else if v != first {
+				t.Errorf("%s: verdicts differ across formats: %v (%s)", req, byFormat, f)
+				break
+			}
+		}
+	}
+}

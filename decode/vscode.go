@@ -1,0 +1,512 @@
+package decode
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/schema"
+)
+
+// VS Code writes what it does with one MCP server to the output channel
+// "MCP: NAME" (one channel per server). Each entry starts with a local
+// timestamp without a zone and a level:
+//
+//	2026-05-12 14:03:51.241 [debug] [editor -> server] {"jsonrpc":"2.0","id":1,"method":"initialize",...}
+//	2026-05-12 14:03:52.402 [debug] [server -> editor] {"jsonrpc":"2.0","id":1,"result":{...}}
+//	2025-03-21 10:15:02.117 [debug] [Client Says] {...}        builds of March 2025
+//	2026-05-13 09:52:31.004 [info] Connection state: Error 429 status sending message to https://…/mcp: {…}
+//
+// Frames are logged at the request log level (debug; info in dev mode), so
+// a channel at the default level shows none. The timestamps are local time
+// and the log does not say which zone: they are read as UTC.
+//
+//   - Frames become observations with Stdio c2s or s2c, like stdio frames.
+//   - "[server stderr] ..." lines are the server's stderr (Stdio "stderr").
+//   - "Starting server NAME" begins a new connection (Connection "NAME#n", n
+//     counting starts; request ids restart at 1). It and the other state
+//     lines are skipped as "lifecycle"; other entries as "log".
+//   - "NNN status sending message to URL[: body]" (also after "Connection
+//     state: Error ", and with ", will attempt to fall back to legacy SSE")
+//     is the HTTP status of a POST that failed. It becomes an HTTP
+//     observation: POST to URL, that status, the body after the colon, and
+//     as request body the most recent request frame sent on this connection
+//     that has not been answered (and not already blamed); with no such
+//     frame it is skipped as "status". "Error sending message to URL: err"
+//     is a POST that got no response (failure kind from the error text when
+//     it names one). Status lines of GETs (the SSE streams) are skipped as
+//     "status".
+//   - Lines without a timestamp continue the entry before them (a stack, a
+//     multi-line error body) and are skipped as "continuation"; the lines
+//     after a status line are added to its response body.
+//
+// The transport of a connection is what its lines show: a URL in a status
+// or trace line means streamable HTTP, and after VS Code says it falls back
+// to legacy SSE what follows is HTTP+SSE (the failed POST itself stays
+// streamable HTTP); "[server stderr]" lines or a command line mean stdio;
+// with no sign at all it is taken to be stdio. To name it on the frames
+// logged before the first sign, the decoder reads ahead from each "Starting
+// server" (up to 8 MiB or 50,000 lines); a sign found only beyond that
+// changes the transport from there on.
+//
+// A status line does not say which request failed. VS Code sends the first
+// request of a connection alone, so a failed initialize is found exactly;
+// later, with several requests in flight, the most recent unanswered one is
+// an assumption.
+
+func init() {
+	register(FormatVSCode, 41, sniffVSCode, decodeVSCodeFile)
+}
+
+var vscodeLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warning": true, "error": true, "warn": true, "critical": true}
+
+var vscodeMarkers = []string{"[editor -> server]", "[server -> editor]", "[Client Says]", "[Server Says]",
+	"Starting server ", "Connection state: ", "status sending message to", "[server stderr]"}
+
+// vscodeTimestamp reads "YYYY-MM-DD HH:MM:SS.mmm " at the start of a line.
+func vscodeTimestamp(line []byte) (time.Time, int, bool) {
+	if len(line) < 20 || line[4] != '-' || line[7] != '-' || line[10] != ' ' || line[13] != ':' || line[16] != ':' {
+		return time.Time{}, 0, false
+	}
+	end := 19
+	if line[19] == '.' {
+		end = 20
+		for end < len(line) && line[end] >= '0' && line[end] <= '9' {
+			end++
+		}
+	}
+	if end >= len(line) || line[end] != ' ' {
+		return time.Time{}, 0, false
+	}
+	t, err := time.Parse("2006-01-02 15:04:05", string(line[:end]))
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	return t.UTC(), end + 1, true
+}
+
+// vscodeEntry splits a timestamped line into its level and text.
+func vscodeEntry(rest []byte) (level string, text []byte, ok bool) {
+	lv, i, ok := readBracket(rest, 0)
+	if !ok || !vscodeLevels[strings.ToLower(lv)] {
+		return "", nil, false
+	}
+	if i < len(rest) && rest[i] == ' ' {
+		i++
+	}
+	return lv, rest[i:], true
+}
+
+func sniffVSCode(head []byte) bool {
+	head = bytes.TrimPrefix(head, textBOM)
+	for n := 0; len(head) > 0 && n < 500; n++ {
+		var line []byte
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			line, head = head, nil
+		}
+		_, k, ok := vscodeTimestamp(line)
+		if !ok {
+			continue
+		}
+		_, text, ok := vscodeEntry(line[k:])
+		if !ok {
+			continue
+		}
+		for _, m := range vscodeMarkers {
+			if bytes.Contains(text, []byte(m)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	vsFrameC2S = [][]byte{[]byte("[editor -> server]"), []byte("[Client Says]")}
+	vsFrameS2C = [][]byte{[]byte("[server -> editor]"), []byte("[Server Says]")}
+	vsStderr   = []byte("[server stderr]")
+
+	vsStatusSend    = regexp.MustCompile(`^(\d{3}) status sending message to (.*)$`)
+	vsStatusConnect = regexp.MustCompile(`^(\d{3}) status connecting to `)
+	vsHTTPSign      = regexp.MustCompile(`(?:sending message to|connecting to|Fetching|Fetched) https?://`)
+	vsStartFrom     = regexp.MustCompile(`^Starting server from \S+ extension host$`)
+)
+
+const (
+	vsFallback    = ", will attempt to fall back to legacy SSE"
+	vsRetrySuffix = "; will retry with new session ID"
+	maxStatusBody = 64 << 10
+)
+
+var vscodeLifecycle = []string{"Stopping server ", "Server command line", "Server exited before responding", "Waiting for server to respond",
+	"Discovered ", "Connection state: "}
+
+// vsLine is one input line, read ahead or not.
+type vsLine struct {
+	no      int64
+	text    []byte
+	tooLong bool
+	head    []byte
+	detail  string
+}
+
+type vsOut struct {
+	id  schema.ID
+	raw string
+}
+
+type vsStatus struct {
+	pos       schema.Position
+	ts        time.Time
+	url       string
+	status    int // 0: no response
+	failMsg   string
+	body      []byte
+	hasBody   bool
+	reqBody   string
+	fallback  bool
+	transport schema.Transport
+}
+
+type vscodeDecoder struct {
+	source      string
+	e           Emitter
+	lr          *LineReader
+	ahead       []vsLine
+	name        string
+	starts      int
+	transport   schema.Transport
+	lastTS      time.Time
+	outstanding []vsOut
+	pending     *vsStatus
+	vt          versionTracker
+}
+
+func decodeVSCodeFile(source string, r io.Reader, e Emitter) error {
+	return decodeVSCode(source, r, e, DefaultMaxLine)
+}
+
+func decodeVSCode(source string, r io.Reader, e Emitter, maxLine int) error {
+	d := &vscodeDecoder{source: source, e: e, lr: NewLineReader(r, maxLine), vt: newVersionTracker()}
+	if err := d.decideTransport(); err != nil {
+		return err
+	}
+	for {
+		l, err := d.next()
+		if err == io.EOF {
+			d.flush()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		pos := schema.Position{Source: source, Line: l.no}
+		if l.tooLong {
+			d.flush()
+			e.Quarantine(pos, ReasonLineTooLong, l.detail, l.head)
+			continue
+		}
+		if pos.Line == 1 {
+			l.text = bytes.TrimPrefix(l.text, textBOM)
+		}
+		if err := d.line(pos, l.text); err != nil {
+			return err
+		}
+	}
+}
+
+// read takes the next line from the reader; keep copies it (for reading
+// ahead).
+func (d *vscodeDecoder) read(keep bool) (vsLine, error) {
+	text, tooLong, err := d.lr.Next()
+	if err != nil {
+		return vsLine{}, err
+	}
+	l := vsLine{no: d.lr.LineNo(), text: text, tooLong: tooLong}
+	if tooLong {
+		l.text = nil
+		l.head = append([]byte(nil), d.lr.Head()...)
+		l.detail = d.lr.TooLongDetail()
+	} else if keep {
+		l.text = append([]byte(nil), text...)
+	}
+	return l, nil
+}
+
+func (d *vscodeDecoder) next() (vsLine, error) {
+	if len(d.ahead) > 0 {
+		l := d.ahead[0]
+		d.ahead[0] = vsLine{}
+		d.ahead = d.ahead[1:]
+		return l, nil
+	}
+	return d.read(false)
+}
+
+// decideTransport names the transport of the connection that starts here by
+// reading ahead to the first sign of one, the next "Starting server", or the
+// read-ahead limit.
+func (d *vscodeDecoder) decideTransport() error {
+	d.transport = schema.TransportStdio
+	budget, lines := 8<<20, 0
+	for i := 0; budget > 0 && lines < 50000; i++ {
+		if i == len(d.ahead) {
+			l, err := d.read(true)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			d.ahead = append(d.ahead, l)
+		}
+		l := d.ahead[i]
+		budget -= len(l.text) + len(l.head)
+		lines++
+		_, k, ok := vscodeTimestamp(l.text)
+		if !ok {
+			continue
+		}
+		_, text, ok := vscodeEntry(l.text[k:])
+		if !ok {
+			continue
+		}
+		if bytes.HasPrefix(text, []byte("Starting server ")) && !vsStartFrom.Match(text) {
+			return nil
+		}
+		if t, ok := transportSign(text); ok {
+			d.transport = t
+			return nil
+		}
+	}
+	return nil
+}
+
+func transportSign(text []byte) (schema.Transport, bool) {
+	switch {
+	case vsHTTPSign.Match(text):
+		return schema.TransportStreamableHTTP, true
+	case bytes.HasPrefix(text, vsStderr) || bytes.HasPrefix(text, []byte("Server command line")):
+		return schema.TransportStdio, true
+	}
+	return "", false
+}
+
+func (d *vscodeDecoder) conn() string { return d.name + "#" + strconv.Itoa(d.starts) }
+
+func (d *vscodeDecoder) obs(pos schema.Position, ts time.Time) *schema.Observation {
+	return &schema.Observation{Pos: pos, Side: schema.SideClient, Transport: d.transport, Time: ts,
+		ServerName: d.name, Connection: d.conn(), Format: string(FormatVSCode), ProtocolVersion: d.vt.version(d.conn())}
+}
+
+func hasAnyPrefix(b []byte, ps [][]byte) ([]byte, bool) {
+	for _, p := range ps {
+		if bytes.HasPrefix(b, p) {
+			return b[len(p):], true
+		}
+	}
+	return nil, false
+}
+
+func (d *vscodeDecoder) line(pos schema.Position, line []byte) error {
+	ts, k, stamped := vscodeTimestamp(line)
+	if !stamped {
+		switch {
+		case d.pending != nil && d.pending.hasBody:
+			if len(d.pending.body) < maxStatusBody {
+				d.pending.body = append(append(d.pending.body, '\n'), line...)
+			}
+			d.e.Skip(pos, "continuation")
+		case IsBlank(line):
+			d.e.Skip(pos, "blank")
+		default:
+			d.e.Skip(pos, "continuation")
+		}
+		return nil
+	}
+	d.flush()
+	d.lastTS = ts
+	_, text, ok := vscodeEntry(line[k:])
+	if !ok {
+		d.e.Quarantine(pos, ReasonBadValue, "a timestamped line without the [level] of a VS Code output channel entry", line)
+		return nil
+	}
+	if t, ok := transportSign(text); ok && t != schema.TransportStdio && d.transport == schema.TransportStdio {
+		d.transport = t // a sign beyond the read-ahead limit
+	}
+	if rest, ok := hasAnyPrefix(text, vsFrameC2S); ok {
+		d.frame(pos, ts, schema.DirClientToServer, rest, line)
+		return nil
+	}
+	if rest, ok := hasAnyPrefix(text, vsFrameS2C); ok {
+		d.frame(pos, ts, schema.DirServerToClient, rest, line)
+		return nil
+	}
+	if bytes.HasPrefix(text, vsStderr) {
+		o := d.obs(pos, ts)
+		o.Stdio = schema.DirStderr
+		d.e.Observation(o)
+		return nil
+	}
+	if bytes.HasPrefix(text, []byte("Starting server ")) && !vsStartFrom.Match(text) {
+		d.name = strings.TrimSpace(string(text[len("Starting server "):]))
+		d.starts++
+		d.outstanding = nil
+		d.e.Skip(pos, "lifecycle")
+		return d.decideTransport()
+	}
+	if d.statusLine(pos, ts, text) {
+		return nil
+	}
+	for _, p := range vscodeLifecycle {
+		if bytes.HasPrefix(text, []byte(p)) {
+			d.e.Skip(pos, "lifecycle")
+			return nil
+		}
+	}
+	if vsStartFrom.Match(text) {
+		d.e.Skip(pos, "lifecycle")
+		return nil
+	}
+	d.e.Skip(pos, "log")
+	return nil
+}
+
+func (d *vscodeDecoder) frame(pos schema.Position, ts time.Time, dir string, payload, line []byte) {
+	payload = bytes.TrimSpace(payload)
+	if len(payload) == 0 {
+		d.e.Quarantine(pos, ReasonMissingField, "a frame entry without a JSON-RPC message", line)
+		return
+	}
+	o := d.obs(pos, ts)
+	o.Stdio = dir
+	o.Messages = AppendMessages(nil, payload, schema.InStdio, 0)
+	d.vt.observe(d.conn(), dir, o)
+	for i := range o.Messages {
+		m := &o.Messages[i]
+		switch {
+		case dir == schema.DirClientToServer && m.Kind == schema.MsgRequest && m.ID.Valid():
+			d.outstanding = append(d.outstanding, vsOut{id: m.ID, raw: string(payload)})
+		case dir == schema.DirServerToClient && m.Kind == schema.MsgResponse:
+			d.answered(m.ID)
+		case dir == schema.DirClientToServer && m.Kind == schema.MsgNotification && m.Method == "notifications/cancelled":
+			if id := cancelledID(m.Raw); id.Valid() {
+				d.answered(id)
+			}
+		}
+	}
+	d.e.Observation(o)
+}
+
+func (d *vscodeDecoder) answered(id schema.ID) {
+	out := d.outstanding[:0]
+	for _, r := range d.outstanding {
+		if r.id != id {
+			out = append(out, r)
+		}
+	}
+	d.outstanding = out
+}
+
+// statusLine handles the HTTP lines VS Code writes for remote servers;
+// it returns false for any other line.
+func (d *vscodeDecoder) statusLine(pos schema.Position, ts time.Time, text []byte) bool {
+	s := string(text)
+	s = strings.TrimPrefix(s, "Connection state: ")
+	s = strings.TrimPrefix(s, "Error ")
+	st := &vsStatus{pos: pos, ts: ts}
+	switch {
+	case vsStatusSend.MatchString(s):
+		m := vsStatusSend.FindStringSubmatch(s)
+		st.status, _ = strconv.Atoi(m[1])
+		rest := m[2]
+		if u, ok := strings.CutSuffix(rest, vsFallback); ok {
+			st.url, st.fallback = u, true
+		} else if u, body, ok := strings.Cut(rest, ": "); ok {
+			st.url, st.hasBody = u, true
+			st.body = []byte(body)
+		} else {
+			st.url = rest
+		}
+	case strings.HasPrefix(s, "Error sending message to ") || strings.HasPrefix(s, "sending message to "):
+		rest := s[strings.Index(s, "sending message to ")+len("sending message to "):]
+		u, msg, _ := strings.Cut(rest, ": ")
+		st.url, st.failMsg = u, msg
+	case vsStatusConnect.MatchString(s) || strings.HasPrefix(s, "Error connecting to "):
+		d.e.Skip(pos, "status") // a GET for an event stream: no request of ours
+		return true
+	default:
+		return false
+	}
+	st.transport = d.transport
+	if st.transport == schema.TransportStdio {
+		st.transport = schema.TransportStreamableHTTP
+	}
+	if st.fallback {
+		// What VS Code sends from now on goes over legacy HTTP+SSE.
+		d.transport = schema.TransportHTTPSSE
+	}
+	if len(d.outstanding) == 0 {
+		d.e.Skip(pos, "status")
+		return true
+	}
+	last := d.outstanding[len(d.outstanding)-1]
+	d.outstanding = d.outstanding[:len(d.outstanding)-1]
+	st.reqBody = last.raw
+	d.pending = st
+	return true
+}
+
+// flush emits the status line waiting for its continuation lines.
+func (d *vscodeDecoder) flush() {
+	st := d.pending
+	if st == nil {
+		return
+	}
+	d.pending = nil
+	o := d.obs(st.pos, st.ts)
+	o.Transport = st.transport
+	p := HTTPParts{Method: "POST", URL: st.url, ReqBody: &st.reqBody}
+	if st.status > 0 {
+		p.Responded, p.Status = true, st.status
+		if st.hasBody {
+			body := strings.TrimSuffix(string(st.body), vsRetrySuffix)
+			p.RespBody = &body
+		}
+	} else {
+		p.Failure, p.FailureMessage = failureKindOf(st.failMsg), st.failMsg
+	}
+	BuildHTTP(o, &p)
+	// The frames of this connection carry no session id: keep the status on
+	// their conversation even when the URL names a legacy session.
+	o.SessionID = ""
+	d.e.Observation(o)
+}
+
+// failureKindOf names the failure kind an error text states, or "" when it
+// states none (Node's "TypeError: fetch failed" says nothing more).
+func failureKindOf(msg string) string {
+	switch {
+	case strings.Contains(msg, "ECONNREFUSED"):
+		return schema.FailureConnectionRefused
+	case strings.Contains(msg, "ECONNRESET") || strings.Contains(msg, "socket hang up"):
+		return schema.FailureReset
+	case strings.Contains(msg, "ETIMEDOUT") || strings.Contains(msg, "UND_ERR_CONNECT_TIMEOUT") || strings.Contains(msg, "UND_ERR_HEADERS_TIMEOUT"):
+		return schema.FailureTimeout
+	case strings.Contains(msg, "AbortError"):
+		return schema.FailureClientAbort
+	}
+	return ""
+}
+
+// cancelledID reads params.requestId of a notifications/cancelled.
+func cancelledID(raw []byte) schema.ID {
+	return idOf(gjson.GetBytes(raw, "params.requestId"))
+}
