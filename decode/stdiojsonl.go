@@ -203,7 +203,7 @@ func sjlLine(pos schema.Position, line []byte, e Emitter) {
 		}
 		o.Messages = AppendMessages(o.Messages, body, schema.InStdio, 0)
 		if f.truncated.Type == gjson.True && len(o.Messages) == 1 && o.Messages[0].Kind == schema.MsgInvalidJSON {
-			o.Messages[0] = sjlTruncated(bytes.TrimSpace(body))
+			o.Messages[0] = TruncatedMessage(bytes.TrimSpace(body), schema.InStdio, 0)
 		}
 		if dir == schema.DirClientToServer && len(o.Messages) == 1 && o.Messages[0].Method == "initialize" {
 			ci := gjson.GetBytes(o.Messages[0].Raw, "params.clientInfo")
@@ -279,40 +279,3 @@ func sjlTime(v gjson.Result) (time.Time, *LineError) {
 	return time.Time{}, nil
 }
 
-// sjlTruncated recovers what survives of a frame the logger cut at its size
-// cap: the top-level id and method, and whether result or error began.
-func sjlTruncated(raw []byte) schema.Message {
-	m := schema.Message{Where: schema.InStdio, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Truncated: true,
-		Raw: append([]byte(nil), raw...)}
-	var id gjson.Result
-	hasID, hasMethod, hasResult := false, false, false
-	jscanObject(raw, 0, func(k string, val []byte, complete bool) bool {
-		switch k {
-		case "id":
-			if complete && gjson.ValidBytes(val) {
-				id, hasID = gjson.ParseBytes(val), true
-			}
-		case "method":
-			if complete {
-				if mv := gjson.ParseBytes(val); mv.Type == gjson.String {
-					m.Method, hasMethod = mv.Str, true
-				}
-			}
-		case "result", "error":
-			hasResult = true
-		}
-		return true
-	})
-	if hasID {
-		m.ID = idOf(id)
-	}
-	switch {
-	case hasMethod && hasID:
-		m.Kind = schema.MsgRequest
-	case hasMethod && strings.HasPrefix(m.Method, "notifications/"):
-		m.Kind = schema.MsgNotification
-	case hasResult && hasID && !hasMethod:
-		m.Kind = schema.MsgResponse
-	}
-	return m
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/fnv"
 	"regexp"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -70,7 +71,8 @@ func ScanTruncated(raw []byte) Truncation {
 // ID and Method are what ScanTruncated recovered. A recovered method makes
 // it a request (with an id) or a notification; a recovered result or error
 // key without a method makes it a response; with neither it is
-// MsgInvalidJSON (its id, if one survived, is kept).
+// MsgInvalidJSON (its id, if one survived, is kept). A method without an id
+// is a notification only when it is a notifications/ method.
 func TruncatedMessage(raw []byte, where schema.Where, event int) schema.Message {
 	t := ScanTruncated(raw)
 	m := schema.Message{Where: where, Event: event, BatchIndex: -1, Raw: append([]byte(nil), raw...), Truncated: true, ID: t.ID, Method: t.Method}
@@ -84,7 +86,9 @@ func TruncatedMessage(raw []byte, where schema.Where, event int) schema.Message 
 		h.Write([]byte{0})
 		h.Write(raw)
 		m.ParamsHash = h.Sum64()
-	case t.HasMethod:
+	case t.HasMethod && strings.HasPrefix(t.Method, "notifications/"):
+		// Without an id only a notification method says it is one: the id
+		// of a request may simply have been cut away.
 		m.Kind = schema.MsgNotification
 	case t.HasResult || t.HasError:
 		m.Kind = schema.MsgResponse
