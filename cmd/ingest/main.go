@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -188,13 +189,22 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 		s.Records, s.Observations, s.Quarantined, s.SkippedTotal(), status)
 	fmt.Fprintf(w, "                 %d observations = %d in exchanges + %d notification-only + %d stray + %d stderr + %d other\n",
 		c.Observations, c.Contributing, c.NotificationOnly, c.Stray, c.Stderr, c.Other)
-	for _, f := range s.ExchangeFiles {
-		fmt.Fprintf(w, "  wrote %s\n", f)
-	}
-	for _, f := range s.QuarantineOut {
-		fmt.Fprintf(w, "  wrote %s\n", f)
-	}
+	printWritten(w, "exchanges", s.ExchangeFiles)
+	printWritten(w, "quarantine", s.QuarantineOut)
 	fmt.Fprintf(w, "  elapsed:       %s\n", s.Elapsed.Round(time.Millisecond))
+}
+
+// printWritten lists the files written, or how many and where when there
+// are more than a few.
+func printWritten(w io.Writer, table string, files []string) {
+	if len(files) <= 4 {
+		for _, f := range files {
+			fmt.Fprintf(w, "  wrote %s\n", f)
+		}
+		return
+	}
+	dir := filepath.Dir(filepath.Dir(files[0]))
+	fmt.Fprintf(w, "  wrote %d %s files (one per date partition) under %s\n", len(files), table, dir)
 }
 
 func intMap(m map[string]int) map[string]int64 {
