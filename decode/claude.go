@@ -200,7 +200,7 @@ type claudeDecoder struct {
 }
 
 func decodeClaudeFile(source string, r io.Reader, e Emitter) error {
-	return decodeClaude(source, r, e, DefaultMaxLine)
+	return decodeClaude(source, r, e, MaxLine(e))
 }
 
 func decodeClaude(source string, r io.Reader, e Emitter, maxLine int) error {
@@ -299,7 +299,7 @@ func (d *claudeDecoder) frame(pos schema.Position, ts time.Time, server, dir str
 	o := &schema.Observation{Pos: pos, Side: schema.SideClient, Transport: schema.TransportStdio, Time: ts,
 		ServerName: server, Connection: conn, Format: string(FormatClaudeDesktop), Stdio: dir}
 	switch {
-	case truncated && !gjson.ValidBytes(body):
+	case truncated && !validJSON(body):
 		o.Messages = []schema.Message{TruncatedMessage(body, schema.InStdio, 0)}
 	case truncated:
 		// The cut began and ended inside strings, so the text is still JSON,
@@ -330,7 +330,7 @@ func claudeFrame(p []byte) (body []byte, truncated bool) {
 	if p[0] == '{' || p[0] == '[' {
 		if end, whole := skipValue(p, 0); whole {
 			frame, rest := p[:end], bytes.TrimSpace(p[end:])
-			if (len(rest) == 0 || rest[0] == '{') && gjson.ValidBytes(frame) {
+			if (len(rest) == 0 || rest[0] == '{') && validJSON(frame) {
 				return frame, HasTruncationMarker(frame)
 			}
 		}
@@ -353,7 +353,7 @@ func stripMetadata(p []byte) []byte {
 			break
 		}
 		rest := p[i+1:]
-		if gjson.ValidBytes(rest) {
+		if validJSON(rest) {
 			r := gjson.ParseBytes(rest)
 			if r.IsObject() && !r.Get("jsonrpc").Exists() && !r.Get("method").Exists() && !r.Get("id").Exists() {
 				return bytes.TrimSpace(p[:i])

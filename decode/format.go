@@ -136,7 +136,7 @@ func init() {
 // wire logs into chunks decoded in parallel; this is the same decoding for a
 // caller that has one reader.
 func decodeWireFile(source string, r io.Reader, e Emitter) error {
-	lr := NewLineReader(r, DefaultMaxLine)
+	lr := NewLineReader(r, MaxLine(e))
 	for {
 		line, tooLong, err := lr.Next()
 		if err == io.EOF {

@@ -105,7 +105,7 @@ func decodeHARFile(source string, r io.Reader, e Emitter) error {
 	case depthExceeds(data, MaxDepth):
 		e.Quarantine(doc, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth), clipRaw(data))
 		return nil
-	case !gjson.ValidBytes(data):
+	case !validJSON(data):
 		e.Quarantine(doc, ReasonNotJSON, "not valid JSON (truncated or corrupt HAR document)", clipRaw(data))
 		return nil
 	}

@@ -79,7 +79,7 @@ func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry f
 			e.Quarantine(pos, ReasonInvalidUTF8, fmt.Sprintf("Inspector %s entry %d is not valid UTF-8", kind, idx), raw)
 		case depthExceeds(raw, MaxDepth):
 			e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("Inspector %s entry %d nests deeper than %d levels", kind, idx, MaxDepth), raw)
-		case !gjson.ValidBytes(raw):
+		case !validJSON(raw):
 			e.Quarantine(pos, ReasonNotJSON, fmt.Sprintf("Inspector %s entry %d is not valid JSON", kind, idx), raw)
 		default:
 			v := gjson.ParseBytes(raw)

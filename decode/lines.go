@@ -10,6 +10,20 @@ import (
 // DefaultMaxLine is the longest line accepted unless configured otherwise.
 const DefaultMaxLine = 16 << 20
 
+// LineLimiter is implemented by an Emitter that knows the configured line
+// limit (ingest -max-line); line-oriented decoders ask it through MaxLine.
+type LineLimiter interface {
+	MaxLineBytes() int
+}
+
+// MaxLine returns the line limit an Emitter asks for, or DefaultMaxLine.
+func MaxLine(e Emitter) int {
+	if l, ok := e.(LineLimiter); ok && l.MaxLineBytes() > 0 {
+		return l.MaxLineBytes()
+	}
+	return DefaultMaxLine
+}
+
 // excerptBytes is how much of an over-long line is kept for its excerpt.
 const excerptBytes = 1024
 

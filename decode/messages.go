@@ -50,6 +50,13 @@ func depthExceeds(b []byte, max int) bool {
 	return false
 }
 
+// validJSON reports whether b is JSON, refusing nesting deeper than
+// MaxDepth before gjson's recursive validator sees it (a few megabytes of
+// "[" would otherwise exhaust the stack).
+func validJSON(b []byte) bool {
+	return !depthExceeds(b, MaxDepth) && gjson.ValidBytes(b)
+}
+
 // AppendMessages parses body (one JSON-RPC message, or a batch array) and
 // appends what it holds to dst. A body that is not JSON yields one
 // MsgInvalidJSON message; an empty body yields nothing.

@@ -70,7 +70,7 @@ type otlpDecoder struct {
 
 func decodeOTLP(source string, r io.Reader, e Emitter) error {
 	d := &otlpDecoder{source: source, e: e}
-	lr := NewLineReader(r, DefaultMaxLine)
+	lr := NewLineReader(r, MaxLine(e))
 	const (
 		undecided = iota
 		ndjson
@@ -108,7 +108,7 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 			case IsBlank(line):
 				blanks = append(blanks, no)
 				continue
-			case !gjson.ValidBytes(line) && !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"resource`)):
+			case !validJSON(line) && !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"resource`)):
 				// Not a request on its own line (and not a cut-off one): a
 				// pretty-printed document. Leading blank lines belong to it.
 				mode, blanks = document, nil
@@ -134,7 +134,7 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 	case document:
 		pos := schema.Position{Source: source, Line: 1}
 		if docCut {
-			e.Quarantine(pos, ReasonLineTooLong, fmt.Sprintf("the OTLP JSON document has a line longer than the %d-byte limit (raise -max-line)", DefaultMaxLine), clip(doc))
+			e.Quarantine(pos, ReasonLineTooLong, fmt.Sprintf("the OTLP JSON document has a line longer than the %d-byte limit (raise -max-line)", MaxLine(e)), clip(doc))
 			return nil
 		}
 		d.request(bytes.TrimSpace(doc), 1, "the OTLP JSON document")
@@ -158,7 +158,7 @@ func (d *otlpDecoder) request(raw []byte, lineNo int64, what string) {
 	case depthExceeds(raw, MaxDepth):
 		d.e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("%s nests deeper than %d levels", what, MaxDepth), raw)
 		return
-	case !gjson.ValidBytes(raw):
+	case !validJSON(raw):
 		d.e.Quarantine(pos, ReasonNotJSON, what+" is not valid JSON (truncated or corrupt)", raw)
 		return
 	}

@@ -65,7 +65,7 @@ func sniffStdioJSONL(head []byte) bool {
 }
 
 func decodeStdioJSONL(source string, r io.Reader, e Emitter) error {
-	lr := NewLineReader(r, DefaultMaxLine)
+	lr := NewLineReader(r, MaxLine(e))
 	for {
 		line, tooLong, err := lr.Next()
 		if err == io.EOF {
@@ -97,7 +97,7 @@ func sjlLine(pos schema.Position, line []byte, e Emitter) {
 	case depthExceeds(line, MaxDepth):
 		e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth), line)
 		return
-	case !gjson.ValidBytes(line):
+	case !validJSON(line):
 		e.Quarantine(pos, ReasonNotJSON, "not valid JSON (a transcript line is one JSON object)", line)
 		return
 	}

@@ -107,13 +107,13 @@ func (t *Truncation) set(key string, val []byte, whole bool) {
 	case "id":
 		if whole && t.ID.Type == schema.IDAbsent {
 			t.ID = idOf(gjson.ParseBytes(val))
-			if !gjson.ValidBytes(val) {
+			if !validJSON(val) {
 				t.ID = schema.ID{Type: schema.IDAbsent}
 			}
 		}
 	case "method":
 		if whole && !t.HasMethod {
-			if r := gjson.ParseBytes(val); gjson.ValidBytes(val) && r.Type == gjson.String {
+			if r := gjson.ParseBytes(val); validJSON(val) && r.Type == gjson.String {
 				t.Method, t.HasMethod = r.Str, true
 			}
 		}

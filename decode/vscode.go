@@ -180,17 +180,20 @@ type vscodeDecoder struct {
 	e           Emitter
 	lr          *LineReader
 	ahead       []vsLine
+	aheadErr    error // a read error met while reading ahead
 	name        string
 	starts      int
 	transport   schema.Transport
 	lastTS      time.Time
-	outstanding []vsOut
+	outstanding []vsOut        // unanswered request frames, oldest first
+	openIDs     map[idKeyT]int // entries of outstanding by id
+	answeredIDs map[idKeyT]int // answered ids still in outstanding, removed lazily
 	pending     *vsStatus
 	vt          versionTracker
 }
 
 func decodeVSCodeFile(source string, r io.Reader, e Emitter) error {
-	return decodeVSCode(source, r, e, DefaultMaxLine)
+	return decodeVSCode(source, r, e, MaxLine(e))
 }
 
 func decodeVSCode(source string, r io.Reader, e Emitter, maxLine int) error {
@@ -247,6 +250,9 @@ func (d *vscodeDecoder) next() (vsLine, error) {
 		d.ahead = d.ahead[1:]
 		return l, nil
 	}
+	if d.aheadErr != nil {
+		return vsLine{}, d.aheadErr
+	}
 	return d.read(false)
 }
 
@@ -263,7 +269,10 @@ func (d *vscodeDecoder) decideTransport() error {
 				return nil
 			}
 			if err != nil {
-				return err
+				// Lines already read ahead are still decoded; the error
+				// surfaces when they are used up.
+				d.aheadErr = err
+				return nil
 			}
 			d.ahead = append(d.ahead, l)
 		}
@@ -358,7 +367,7 @@ func (d *vscodeDecoder) line(pos schema.Position, line []byte) error {
 	if bytes.HasPrefix(text, []byte("Starting server ")) && !vsStartFrom.Match(text) {
 		d.name = strings.TrimSpace(string(text[len("Starting server "):]))
 		d.starts++
-		d.outstanding = nil
+		d.outstanding, d.openIDs, d.answeredIDs = nil, nil, nil
 		d.e.Skip(pos, "lifecycle")
 		return d.decideTransport()
 	}
@@ -394,6 +403,10 @@ func (d *vscodeDecoder) frame(pos schema.Position, ts time.Time, dir string, pay
 		switch {
 		case dir == schema.DirClientToServer && m.Kind == schema.MsgRequest && m.ID.Valid():
 			d.outstanding = append(d.outstanding, vsOut{id: m.ID, raw: string(payload)})
+			if d.openIDs == nil {
+				d.openIDs = map[idKeyT]int{}
+			}
+			d.openIDs[idKeyT(m.ID)]++
 		case dir == schema.DirServerToClient && m.Kind == schema.MsgResponse:
 			d.answered(m.ID)
 		case dir == schema.DirClientToServer && m.Kind == schema.MsgNotification && m.Method == "notifications/cancelled":
@@ -405,14 +418,55 @@ func (d *vscodeDecoder) frame(pos schema.Position, ts time.Time, dir string, pay
 	d.e.Observation(o)
 }
 
+// idKeyT is an id usable as a map key.
+type idKeyT schema.ID
+
+// answered marks a request answered. It is removed from outstanding
+// lazily (when a status line looks for the newest unanswered one, or when
+// most of the list is answered), so a long log stays linear.
 func (d *vscodeDecoder) answered(id schema.ID) {
+	k := idKeyT(id)
+	if d.openIDs[k] <= d.answeredIDs[k] {
+		return // not an outstanding request
+	}
+	if d.answeredIDs == nil {
+		d.answeredIDs = map[idKeyT]int{}
+	}
+	d.answeredIDs[k]++
+	if len(d.outstanding) >= 64 && 2*len(d.answeredIDs) >= len(d.outstanding) {
+		d.compact()
+	}
+}
+
+// compact drops answered requests from outstanding, keeping the order.
+func (d *vscodeDecoder) compact() {
 	out := d.outstanding[:0]
 	for _, r := range d.outstanding {
-		if r.id != id {
-			out = append(out, r)
+		if n := d.answeredIDs[idKeyT(r.id)]; n > 0 {
+			d.answeredIDs[idKeyT(r.id)] = n - 1
+			d.openIDs[idKeyT(r.id)]--
+			continue
 		}
+		out = append(out, r)
 	}
+	clear(d.outstanding[len(out):])
 	d.outstanding = out
+	d.answeredIDs = nil
+}
+
+// popUnanswered takes the newest unanswered request.
+func (d *vscodeDecoder) popUnanswered() (vsOut, bool) {
+	for len(d.outstanding) > 0 {
+		last := d.outstanding[len(d.outstanding)-1]
+		d.outstanding = d.outstanding[:len(d.outstanding)-1]
+		d.openIDs[idKeyT(last.id)]--
+		if n := d.answeredIDs[idKeyT(last.id)]; n > 0 {
+			d.answeredIDs[idKeyT(last.id)] = n - 1
+			continue
+		}
+		return last, true
+	}
+	return vsOut{}, false
 }
 
 // statusLine handles the HTTP lines VS Code writes for remote servers;
@@ -453,12 +507,11 @@ func (d *vscodeDecoder) statusLine(pos schema.Position, ts time.Time, text []byt
 		// What VS Code sends from now on goes over legacy HTTP+SSE.
 		d.transport = schema.TransportHTTPSSE
 	}
-	if len(d.outstanding) == 0 {
+	last, ok := d.popUnanswered()
+	if !ok {
 		d.e.Skip(pos, "status")
 		return true
 	}
-	last := d.outstanding[len(d.outstanding)-1]
-	d.outstanding = d.outstanding[:len(d.outstanding)-1]
 	st.reqBody = last.raw
 	d.pending = st
 	return true

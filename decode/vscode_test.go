@@ -1,6 +1,9 @@
 package decode
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -267,5 +270,48 @@ func TestVSCodeSampleAccounting(t *testing.T) {
 		if got != want || len(c.quar) != 0 {
 			t.Errorf("%s: got %v, want %v (quarantined %+v)", p, got, want, c.quar)
 		}
+	}
+}
+
+// failingReader returns its text, then an error instead of EOF.
+type failingReader struct{ r *strings.Reader }
+
+func (f failingReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if err == io.EOF {
+		return n, errors.New("unexpected EOF in gzip stream")
+	}
+	return n, err
+}
+
+func TestVSCodeReadErrorKeepsLinesReadAhead(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("2026-05-01 10:00:00.000 [info] Starting server everything\n")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, "2026-05-01 10:00:01.000 [debug] [editor -> server] {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", i)
+	}
+	dec, _ := DecoderFor(FormatVSCode)
+	c := &collector{}
+	err := dec("cut.log", failingReader{strings.NewReader(b.String())}, c)
+	if err == nil || len(c.obs) != 100 || c.records() != 101 {
+		t.Errorf("err %v, %d observations, %d records", err, len(c.obs), c.records())
+	}
+}
+
+func TestVSCodeManyUnansweredRequestsStayLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("2026-05-01 10:00:00.000 [info] Starting server everything\n")
+	const n = 20000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "2026-05-01 10:00:01.000 [debug] [editor -> server] {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", i)
+	}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "2026-05-01 10:00:02.000 [debug] [server -> editor] {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n", n+i)
+	}
+	b.WriteString("2026-05-01 10:00:03.000 [error] Error 502 status sending message to https://h/mcp: bad gateway\n")
+	c := decodeString(t, FormatVSCode, "big.log", b.String())
+	last := c.obs[len(c.obs)-1]
+	if last.HTTP == nil || last.HTTP.Status != 502 || len(last.Messages) == 0 || last.Messages[0].ID.Text != fmt.Sprint(n-1) {
+		t.Errorf("status line attached to %+v", last.Messages)
 	}
 }

@@ -12,11 +12,11 @@ import (
 	"mcptrace/schema"
 )
 
-// decoded is one part of a job's output. A job's parts arrive in order; the
-// last has final set. The sequencer puts jobs back in input order.
+// decoded is one part of a job's output. A job sends its parts in order on
+// a channel of its own (closed when the job ends); the sequencer reads the
+// jobs' channels in input order, so a job that runs ahead waits once its
+// small channel is full, and memory stays bounded.
 type decoded struct {
-	seq     int64
-	final   bool
 	format  string // set on the first part of a file
 	obs     []*schema.Observation
 	quar    []schema.Quarantine
@@ -28,7 +28,14 @@ type decoded struct {
 // job is a unit of decoding work: a chunk of a line log, or a whole file of
 // another format.
 type job interface {
+	sequence() int64
 	run(ctx context.Context, out chan<- decoded, runTime time.Time) error
+}
+
+// handle is a running job's output, in the order jobs were cut.
+type handle struct {
+	seq   int64
+	parts <-chan decoded
 }
 
 type lineItem struct {
@@ -48,8 +55,10 @@ type lineChunk struct {
 	items  []lineItem
 }
 
+func (c *lineChunk) sequence() int64 { return c.seq }
+
 func (c *lineChunk) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
-	d := decoded{seq: c.seq, final: true, format: c.format}
+	d := decoded{format: c.format}
 	for _, it := range c.items {
 		d.records++
 		d.bytes += it.size
@@ -92,19 +101,22 @@ func quarantineRow(source string, line int64, runTime time.Time, reason, detail 
 // fileJob decodes a whole file with its format's decoder, streaming parts
 // of its output as it goes.
 type fileJob struct {
-	seq    int64
-	source string
-	format decode.Format
-	dec    decode.FileDecoder
-	r      *countingReader
-	close  func() error
+	seq     int64
+	maxLine int
+	source  string
+	format  decode.Format
+	dec     decode.FileDecoder
+	r       *countingReader
+	close   func() error
 }
 
 const partObservations = 2048
 
+func (f *fileJob) sequence() int64 { return f.seq }
+
 func (f *fileJob) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
 	defer f.close()
-	em := &emitter{ctx: ctx, out: out, runTime: runTime, cur: decoded{seq: f.seq, format: string(f.format)}, src: f.r.src}
+	em := &emitter{maxLine: f.maxLine, ctx: ctx, out: out, runTime: runTime, cur: decoded{format: string(f.format)}, src: f.r.src}
 	err := f.dec(f.source, f.r, em)
 	if em.err != nil {
 		return em.err
@@ -118,12 +130,12 @@ func (f *fileJob) run(ctx context.Context, out chan<- decoded, runTime time.Time
 	// Drain what the decoder did not read, so byte counts are whole.
 	io.Copy(io.Discard, f.r)
 	em.cur.bytes = f.r.n
-	em.cur.final = true
 	return em.send()
 }
 
 // emitter collects a file decoder's output into parts.
 type emitter struct {
+	maxLine int
 	ctx     context.Context
 	out     chan<- decoded
 	runTime time.Time
@@ -150,7 +162,13 @@ func (e *emitter) Observation(o *schema.Observation) {
 func (e *emitter) Quarantine(pos schema.Position, reason, detail string, raw []byte) {
 	e.count()
 	e.cur.quar = append(e.cur.quar, quarantineRow(pos.Source, pos.Line, e.runTime, reason, detail, int64(len(raw)), raw))
+	if len(e.cur.quar) >= partObservations && e.err == nil {
+		e.err = e.send()
+	}
 }
+
+// MaxLineBytes is the configured line limit (decode.LineLimiter).
+func (e *emitter) MaxLineBytes() int { return e.maxLine }
 
 func (e *emitter) Skip(pos schema.Position, why string) {
 	e.count()
@@ -163,7 +181,7 @@ func (e *emitter) Skip(pos schema.Position, why string) {
 func (e *emitter) send() error {
 	select {
 	case e.out <- e.cur:
-		e.cur = decoded{seq: e.cur.seq}
+		e.cur = decoded{}
 		return nil
 	case <-e.ctx.Done():
 		return e.ctx.Err()

@@ -132,11 +132,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	jobs := make(chan job, cfg.Workers*2)
-	results := make(chan decoded, cfg.Workers*2)
-	// inflight bounds how many jobs are read ahead of the sequencer, which
-	// bounds the decoded output waiting to be put back in order.
-	inflight := make(chan struct{}, cfg.Workers*4)
-	src := &source{cfg: &cfg, jobs: jobs, inflight: inflight, runTime: runTime}
+	results := make(chan handle, cfg.Workers*2)
+	src := &source{cfg: &cfg, jobs: jobs, runTime: runTime}
 
 	// Source: one goroutine opens inputs in order, detects each format, and
 	// cuts line logs into chunks; other formats become one job per file.
@@ -160,7 +157,17 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		go func() {
 			defer dwg.Done()
 			for j := range jobs {
-				if err := j.run(ctx, results, runTime); err != nil {
+				// Announce the job's output channel first: jobs are taken in
+				// order, so the one the sequencer waits for is always running.
+				parts := make(chan decoded, 4)
+				select {
+				case results <- handle{seq: j.sequence(), parts: parts}:
+				case <-ctx.Done():
+					return
+				}
+				err := j.run(ctx, parts, runTime)
+				close(parts)
+				if err != nil {
 					if ctx.Err() == nil {
 						fail(err)
 					}
@@ -219,51 +226,52 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			close(quarRows)
 		}()
 		var seed = maphash.MakeSeed()
-		pending := map[int64][]decoded{} // parts of jobs not yet due, in arrival order
+		pending := map[int64]handle{} // jobs announced before their turn
 		var next int64
-		for d := range results {
-			pending[d.seq] = append(pending[d.seq], d)
-			for len(pending[next]) > 0 {
-				d := pending[next][0]
-				pending[next] = pending[next][1:]
-				if d.final {
-					delete(pending, next)
-					next++
-					<-inflight
+		for h := range results {
+			pending[h.seq] = h
+			for {
+				h, ok := pending[next]
+				if !ok {
+					break
 				}
-				if d.format != "" {
-					sum.ByFormat[d.format]++
-				}
-				sum.Records += d.records
-				sum.Bytes += d.bytes
-				for k, v := range d.skipped {
-					sum.Skipped[k] += v
-				}
-				sum.Observations += int64(len(d.obs))
-				if len(d.quar) > 0 {
-					for _, q := range d.quar {
-						sum.ByReason[q.Reason]++
+				delete(pending, next)
+				next++
+				for d := range h.parts {
+					if d.format != "" {
+						sum.ByFormat[d.format]++
 					}
-					sum.Quarantined += int64(len(d.quar))
-					select {
-					case quarRows <- d.quar:
-					case <-ctx.Done():
-						return
+					sum.Records += d.records
+					sum.Bytes += d.bytes
+					for k, v := range d.skipped {
+						sum.Skipped[k] += v
 					}
-				}
-				routed := make([][]*schema.Observation, cfg.Workers)
-				for _, o := range d.obs {
-					s := maphash.String(seed, correlate.ConversationKey(o)) % uint64(cfg.Workers)
-					routed[s] = append(routed[s], o)
-				}
-				for s, r := range routed {
-					if len(r) == 0 {
-						continue
+					sum.Observations += int64(len(d.obs))
+					if len(d.quar) > 0 {
+						for _, q := range d.quar {
+							sum.ByReason[q.Reason]++
+						}
+						sum.Quarantined += int64(len(d.quar))
+						select {
+						case quarRows <- d.quar:
+						case <-ctx.Done():
+							return
+						}
 					}
-					select {
-					case shardIn[s] <- r:
-					case <-ctx.Done():
-						return
+					routed := make([][]*schema.Observation, cfg.Workers)
+					for _, o := range d.obs {
+						s := maphash.String(seed, correlate.ConversationKey(o)) % uint64(cfg.Workers)
+						routed[s] = append(routed[s], o)
+					}
+					for s, r := range routed {
+						if len(r) == 0 {
+							continue
+						}
+						select {
+						case shardIn[s] <- r:
+						case <-ctx.Done():
+							return
+						}
 					}
 				}
 			}

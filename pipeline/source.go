@@ -185,21 +185,15 @@ func openInput(path string) (*bufio.Reader, func() error, error) {
 // source opens inputs in order, detects their format and hands decode jobs
 // to the workers.
 type source struct {
-	cfg      *Config
-	jobs     chan<- job
-	inflight chan struct{}
-	runTime  time.Time
-	seq      int64
-	records  atomic.Int64 // for progress
-	bytes    atomic.Int64
+	cfg     *Config
+	jobs    chan<- job
+	runTime time.Time
+	seq     int64
+	records atomic.Int64 // for progress
+	bytes   atomic.Int64
 }
 
 func (s *source) send(ctx context.Context, j job) error {
-	select {
-	case s.inflight <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 	select {
 	case s.jobs <- j:
 		s.seq++
@@ -244,7 +238,7 @@ func (s *source) read(ctx context.Context, path string) error {
 		return s.readLines(ctx, path, r)
 	}
 	dec, _ := decode.DecoderFor(format)
-	return s.send(ctx, &fileJob{seq: s.seq, source: path, format: format, dec: dec, r: &countingReader{r: r, src: s}, close: closeFn})
+	return s.send(ctx, &fileJob{seq: s.seq, maxLine: s.cfg.MaxLineBytes, source: path, format: format, dec: dec, r: &countingReader{r: r, src: s}, close: closeFn})
 }
 
 // ReasonUnknownFormat is the quarantine reason of a file that matches no
