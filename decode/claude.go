@@ -160,7 +160,7 @@ func isClaudeLifecycle(msg []byte) bool {
 
 func sniffClaude(head []byte) bool {
 	head = bytes.TrimPrefix(head, textBOM)
-	for n := 0; len(head) > 0 && n < 500; n++ {
+	for len(head) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
 			line, head = head[:i], head[i+1:]
@@ -171,11 +171,15 @@ func sniffClaude(head []byte) bool {
 		if !ok {
 			continue
 		}
+		// A frame, a lifecycle message, or the error Claude Desktop writes
+		// when a server pollutes stdout, anywhere in the first 64 KiB: a log
+		// may open with a long run of stderr.
 		ce, ok := parseClaudeEntry(bytes.TrimRight(line[k:], "\r"))
 		if !ok {
 			continue
 		}
-		if bytes.HasPrefix(ce.msg, []byte(claudeFromClient)) || bytes.HasPrefix(ce.msg, []byte(claudeFromServer)) || isClaudeLifecycle(ce.msg) {
+		if bytes.HasPrefix(ce.msg, []byte(claudeFromClient)) || bytes.HasPrefix(ce.msg, []byte(claudeFromServer)) ||
+			isClaudeLifecycle(ce.msg) || bytes.Contains(ce.msg, []byte("is not valid JSON")) {
 			return true
 		}
 	}

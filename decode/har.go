@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 	"unsafe"
@@ -46,7 +47,8 @@ func init() {
 	register(FormatHAR, 30, sniffHAR, decodeHARFile)
 }
 
-// MaxHARBytes is the largest HAR document read; a HAR is one JSON document
+// MaxHARBytes is the largest HAR (or other single JSON document) read; such
+// a file is one JSON document
 // and is held in memory whole.
 const MaxHARBytes = 1 << 30
 
@@ -62,20 +64,24 @@ func sniffHAR(head []byte) bool {
 	if len(h) == 0 || h[0] != '{' {
 		return false
 	}
-	h = skipSpace(h[1:])
-	if !bytes.HasPrefix(h, []byte(`"log"`)) {
+	// "log" is usually the first key; a writer that puts other keys first
+	// must show an entries array, and a wire log line is never a HAR.
+	first := bytes.HasPrefix(skipSpace(h[1:]), []byte(`"log"`))
+	loc := harLogKey.FindIndex(h)
+	if loc == nil || (!first && bytes.Contains(h[:loc[0]], []byte(`"mcptrace"`))) {
 		return false
 	}
-	h = skipSpace(h[len(`"log"`):])
-	if len(h) == 0 || h[0] != ':' {
-		return false
+	h = h[loc[1]:]
+	if first {
+		return bytes.Contains(h, []byte(`"entries"`)) || bytes.Contains(h, []byte(`"creator"`))
 	}
-	h = skipSpace(h[1:])
-	if len(h) == 0 || h[0] != '{' {
-		return false
-	}
-	return bytes.Contains(h, []byte(`"entries"`)) || bytes.Contains(h, []byte(`"creator"`))
+	return harEntriesKey.Match(h)
 }
+
+var (
+	harLogKey     = regexp.MustCompile(`"log"\s*:\s*\{`)
+	harEntriesKey = regexp.MustCompile(`"entries"\s*:\s*\[`)
+)
 
 func skipSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
@@ -296,7 +302,7 @@ func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
 		sse := mediaType(ct) == "text/event-stream"
 		p.RespBody = harBody(content, resp, sse)
 		if errText != "" {
-			kind := harFailure(errText)
+			kind := FailureKind(errText)
 			if sse {
 				// The headers came; the stream then broke.
 				p.StreamEnd = streamEndOf(kind)
@@ -313,7 +319,7 @@ func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
 		// HAR was exported. Its outcome is unknown, not a failure.
 		p.Failure = schema.FailurePending
 	} else {
-		p.Failure, p.FailureMessage = harFailure(errText), errText
+		p.Failure, p.FailureMessage = FailureKind(errText), errText
 	}
 
 	o := &schema.Observation{
@@ -457,34 +463,6 @@ func firstText(vs ...gjson.Result) string {
 		}
 	}
 	return ""
-}
-
-// harFailure maps an exporter's error text (mitmproxy's flow error, Chrome's
-// net::ERR_*, Firefox's NS_ERROR_*, WebKit's messages) to a failure kind.
-// Whatever is not recognised is a reset: the connection ended without a
-// response.
-func harFailure(msg string) string {
-	m := strings.ToLower(msg)
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(m, s) {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case has("refused", "connect call failed", "could not connect", "name_not_resolved", "name not resolved",
-		"unknown_host", "could not resolve", "getaddrinfo", "address_unreachable", "internet_disconnected"):
-		return schema.FailureConnectionRefused
-	case has("timed out", "timed_out", "timeout"):
-		return schema.FailureTimeout
-	case has("connection_aborted", "connection aborted"):
-		return schema.FailureReset // the network stack gave up on the connection
-	case has("err_aborted", "binding_aborted", "aborted", "abort", "cancelled", "canceled", "client disconnected"):
-		return schema.FailureClientAbort
-	}
-	return schema.FailureReset
 }
 
 func streamEndOf(failure string) string {

@@ -503,12 +503,12 @@ func TestHARNoResponse(t *testing.T) {
 		"NS_BINDING_ABORTED":               schema.FailureClientAbort,
 		"Client disconnected.":             schema.FailureClientAbort,
 		"cancelled":                        schema.FailureClientAbort,
-		"net::ERR_FAILED":                  schema.FailureReset,
-		"something nobody has seen before": schema.FailureReset,
-		"":                                 schema.FailureReset,
+		"net::ERR_FAILED":                  "", // unknown stays unknown
+		"something nobody has seen before": "",
+		"":                                 "",
 	} {
-		if got := harFailure(msg); got != kind {
-			t.Errorf("harFailure(%q) = %s, want %s", msg, got, kind)
+		if got := FailureKind(msg); got != kind {
+			t.Errorf("FailureKind(%q) = %s, want %s", msg, got, kind)
 		}
 	}
 }
@@ -656,4 +656,10 @@ func FuzzHAR(f *testing.F) {
 			t.Fatalf("%d records for %d entries", c.records(), n)
 		}
 	})
+}
+
+func TestSniffHARLogNotFirst(t *testing.T) {
+	if !sniffHAR([]byte(`{"comment":"exported by a tool that writes comment first","log":{"version":"1.2","entries":[{"startedDateTime":"2026-01-01T00:00:00Z"}]}}`)) {
+		t.Error("a HAR whose log key is not first was not detected")
+	}
 }

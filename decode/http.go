@@ -118,3 +118,35 @@ func mediaType(ct string) string {
 	}
 	return strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
 }
+
+// FailureKind maps the error text a client or exporter wrote for a request
+// that got no response (mitmproxy's flow error, Chrome's net::ERR_*,
+// Firefox's NS_ERROR_*, Node's ECONN*, undici's UND_ERR_*) to a failure
+// kind. Text it does not recognise gives "": the kind stays unknown rather
+// than guessed.
+func FailureKind(msg string) string {
+	m := strings.ToLower(msg)
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(m, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("refused", "connect call failed", "could not connect", "name_not_resolved", "name not resolved",
+		"unknown_host", "could not resolve", "getaddrinfo", "address_unreachable", "internet_disconnected", "enotfound"):
+		return schema.FailureConnectionRefused
+	case has("timed out", "timed_out", "timeout", "etimedout"):
+		return schema.FailureTimeout
+	case has("client disconnected"):
+		return schema.FailureClientAbort // mitmproxy: the client went away
+	case has("connection_closed", "closed connection", "connection_aborted", "connection aborted", "connection_reset", "econnreset", "socket hang up",
+		"disconnected", "connection closed", "reset by peer", "empty_response", "ns_error_net_reset"):
+		return schema.FailureReset // the network or the server ended the connection
+	case has("err_aborted", "binding_aborted", "aborterror", "aborted", "abort", "cancelled", "canceled"):
+		return schema.FailureClientAbort
+	}
+	return ""
+}

@@ -65,9 +65,14 @@ func decodeInspectorNetwork(source string, r io.Reader, e Emitter) error {
 // inspDecodeArray splits the exported array into entries, checks each is
 // usable JSON, and hands it on. A cut-off export loses only its last entry.
 func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry func(pos schema.Position, v gjson.Result, e Emitter)) error {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxHARBytes+1))
 	if err != nil {
 		return err
+	}
+	if len(data) > MaxHARBytes {
+		e.Quarantine(schema.Position{Source: source, Line: 1}, ReasonLineTooLong,
+			fmt.Sprintf("Inspector %s export exceeds the %d-byte limit", kind, MaxHARBytes), data[:excerptBytes])
+		return nil
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	jscanArray(data, func(idx int, raw []byte, bad string) {
@@ -219,7 +224,7 @@ func inspNetworkEntry(pos schema.Position, v gjson.Result, e Emitter) {
 			p.RespBody = &b.Str
 		}
 	case errText != "":
-		p.Failure, p.FailureMessage = inspFailure(errText), errText
+		p.Failure, p.FailureMessage = FailureKind(errText), errText
 	default:
 		e.Quarantine(pos, ReasonMissingField, `network entry has neither an HTTP "responseStatus" nor an "error"`, []byte(v.Raw))
 		return
@@ -269,22 +274,6 @@ func inspHeaders(h gjson.Result) []Header {
 		})
 	}
 	return out
-}
-
-// inspFailure maps a fetch error message to a failure kind: undici's "fetch
-// failed" and the browser's "Failed to fetch" say nothing more and count as
-// reset.
-func inspFailure(msg string) string {
-	l := strings.ToLower(msg)
-	switch {
-	case strings.Contains(l, "refused"):
-		return schema.FailureConnectionRefused
-	case strings.Contains(l, "timeout"), strings.Contains(l, "timed out"), strings.Contains(l, "etimedout"):
-		return schema.FailureTimeout
-	case strings.Contains(l, "abort"):
-		return schema.FailureClientAbort
-	}
-	return schema.FailureReset
 }
 
 // --- small JSON scanners shared by the Inspector, OTLP and stdio JSONL

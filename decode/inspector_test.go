@@ -225,15 +225,15 @@ func TestInspectorNetworkSample(t *testing.T) {
 	if o := byLine[11]; o.HTTP.Status != 500 || o.HTTP.ContentType != "text/plain" || !inspSameKinds(inspKinds(o.Messages), schema.MsgRequest, schema.MsgInvalidJSON) {
 		t.Errorf("500: %+v", o.HTTP)
 	}
-	if o := byLine[12]; o.HTTP.Responded || o.HTTP.Failure != schema.FailureReset || o.HTTP.FailureMessage != "fetch failed" {
+	if o := byLine[12]; o.HTTP.Responded || o.HTTP.Failure != "" || o.HTTP.FailureMessage != "fetch failed" {
 		t.Errorf("failed fetch: %+v", o.HTTP)
 	}
 }
 
 func TestInspectorNetworkTraps(t *testing.T) {
 	for msg, want := range map[string]string{
-		"fetch failed":                                    schema.FailureReset,
-		"Failed to fetch":                                 schema.FailureReset,
+		"fetch failed":                                    "", // says nothing of how it failed
+		"Failed to fetch":                                 "",
 		"connect ECONNREFUSED 127.0.0.1:3001":             schema.FailureConnectionRefused,
 		"The operation was aborted due to timeout":        schema.FailureTimeout,
 		"This operation was aborted":                      schema.FailureClientAbort,
@@ -241,7 +241,7 @@ func TestInspectorNetworkTraps(t *testing.T) {
 		"Headers Timeout Error":                           schema.FailureTimeout,
 		"request to https://x/ failed, reason: ETIMEDOUT": schema.FailureTimeout,
 	} {
-		if got := inspFailure(msg); got != want {
+		if got := FailureKind(msg); got != want {
 			t.Errorf("%q: %s, want %s", msg, got, want)
 		}
 	}

@@ -97,7 +97,7 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 		case document:
 			if tooLong {
 				docCut = true
-			} else {
+			} else if !docCut {
 				doc = append(append(doc, line...), '\n')
 			}
 			continue
@@ -108,9 +108,10 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 			case IsBlank(line):
 				blanks = append(blanks, no)
 				continue
-			case !validJSON(line) && !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"resource`)):
-				// Not a request on its own line (and not a cut-off one): a
-				// pretty-printed document. Leading blank lines belong to it.
+			case !validJSON(line):
+				// Not a request on its own line: pretty-printed JSON, one
+				// document or several (collector output through jq). Leading
+				// blank lines belong to it.
 				mode, blanks = document, nil
 				doc = append(append(doc, line...), '\n')
 				continue
@@ -137,7 +138,20 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 			e.Quarantine(pos, ReasonLineTooLong, fmt.Sprintf("the OTLP JSON document has a line longer than the %d-byte limit (raise -max-line)", MaxLine(e)), clip(doc))
 			return nil
 		}
-		d.request(bytes.TrimSpace(doc), 1, "the OTLP JSON document")
+		// One document, or several written one after another.
+		rest := bytes.TrimSpace(doc)
+		for k := 1; len(rest) > 0; k++ {
+			end, whole := skipValue(rest, 0)
+			if !whole || end <= 0 {
+				end = len(rest) // a cut-off last document: quarantined whole
+			}
+			what := "the OTLP JSON document"
+			if k > 1 || end < len(rest) {
+				what = fmt.Sprintf("OTLP JSON document %d", k)
+			}
+			d.request(rest[:end], 1, what)
+			rest = bytes.TrimSpace(rest[end:])
+		}
 	}
 	return nil
 }

@@ -285,3 +285,27 @@ func TestOTLPSniffers(t *testing.T) {
 		}
 	}
 }
+
+func TestOTLPPrettyPrintedDocuments(t *testing.T) {
+	span := func(id string) string {
+		return `{
+  "resourceSpans": [
+    {"scopeSpans": [{"spans": [{"name": "tools/call search", "kind": 3,
+      "startTimeUnixNano": "1718000000000000000", "endTimeUnixNano": "1718000000210000000",
+      "attributes": [{"key": "mcp.method.name", "value": {"stringValue": "tools/call"}},
+                     {"key": "jsonrpc.request.id", "value": {"stringValue": "` + id + `"}}],
+      "status": {"code": 1}}]}]}
+  ]
+}`
+	}
+	// Collector NDJSON passed through jq: documents one after another.
+	c := decodeString(t, FormatOTLPTraces, "jq.json", span("1")+"\n"+span("2")+"\n"+span("3")+"\n")
+	if len(c.obs) != 3 || len(c.quar) != 0 {
+		t.Errorf("jq stream: %d observations, %d quarantined", len(c.obs), len(c.quar))
+	}
+	// A document whose first line opens the resourceSpans array.
+	c = decodeString(t, FormatOTLPTraces, "doc.json", `{"resourceSpans": [`+strings.TrimPrefix(span("4"), "{\n  \"resourceSpans\": [")+"\n")
+	if len(c.obs) != 1 || len(c.quar) != 0 {
+		t.Errorf("document: %d observations, %d quarantined %+v", len(c.obs), len(c.quar), c.quar)
+	}
+}

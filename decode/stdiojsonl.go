@@ -50,18 +50,36 @@ func init() {
 	register(FormatStdioJSONL, 50, sniffStdioJSONL, decodeStdioJSONL)
 }
 
-// sniffStdioJSONL: the first line is a JSON object with "direction" and a
-// frame key, and it is not a wire log line.
+// sniffStdioJSONL: one of the first five lines is a JSON object with
+// "direction" and a frame key (a transcript may open with a session "meta"
+// line that has neither), every one of them is a JSON object, and none is a
+// wire log line.
 func sniffStdioJSONL(head []byte) bool {
-	l := FirstLine(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
-	if len(l) == 0 || l[0] != '{' {
-		return false
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	found := false
+	for n := 0; n < 5 && len(head) > 0; {
+		var l []byte
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			l, head = bytes.TrimSpace(head[:i]), head[i+1:]
+		} else {
+			l, head = bytes.TrimSpace(head), nil
+		}
+		if len(l) == 0 {
+			continue
+		}
+		n++
+		if l[0] != '{' {
+			return false
+		}
+		keys := jscanKeys(l)
+		if keys["mcptrace"] {
+			return false
+		}
+		if keys["direction"] && (keys["raw"] || keys["text"] || keys["message"] || keys["frame"]) {
+			found = true
+		}
 	}
-	keys := jscanKeys(l)
-	if keys["mcptrace"] || !keys["direction"] {
-		return false
-	}
-	return keys["raw"] || keys["text"] || keys["message"] || keys["frame"]
+	return found
 }
 
 func decodeStdioJSONL(source string, r io.Reader, e Emitter) error {
@@ -278,4 +296,3 @@ func sjlTime(v gjson.Result) (time.Time, *LineError) {
 	}
 	return time.Time{}, nil
 }
-

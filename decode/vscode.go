@@ -66,7 +66,8 @@ func init() {
 var vscodeLevels = map[string]bool{"trace": true, "debug": true, "info": true, "warning": true, "error": true, "warn": true, "critical": true}
 
 var vscodeMarkers = []string{"[editor -> server]", "[server -> editor]", "[Client Says]", "[Server Says]",
-	"Starting server ", "Connection state: ", "status sending message to", "[server stderr]"}
+	"Starting server ", "Connection state: ", "status sending message to", "[server stderr]",
+	"Waiting for server to respond to `initialize`", "Discovered ", "Server exited", "Stopping server "}
 
 // vscodeTimestamp reads "YYYY-MM-DD HH:MM:SS.mmm " at the start of a line.
 func vscodeTimestamp(line []byte) (time.Time, int, bool) {
@@ -534,29 +535,13 @@ func (d *vscodeDecoder) flush() {
 			p.RespBody = &body
 		}
 	} else {
-		p.Failure, p.FailureMessage = failureKindOf(st.failMsg), st.failMsg
+		p.Failure, p.FailureMessage = FailureKind(st.failMsg), st.failMsg
 	}
 	BuildHTTP(o, &p)
 	// The frames of this connection carry no session id: keep the status on
 	// their conversation even when the URL names a legacy session.
 	o.SessionID = ""
 	d.e.Observation(o)
-}
-
-// failureKindOf names the failure kind an error text states, or "" when it
-// states none (Node's "TypeError: fetch failed" says nothing more).
-func failureKindOf(msg string) string {
-	switch {
-	case strings.Contains(msg, "ECONNREFUSED"):
-		return schema.FailureConnectionRefused
-	case strings.Contains(msg, "ECONNRESET") || strings.Contains(msg, "socket hang up"):
-		return schema.FailureReset
-	case strings.Contains(msg, "ETIMEDOUT") || strings.Contains(msg, "UND_ERR_CONNECT_TIMEOUT") || strings.Contains(msg, "UND_ERR_HEADERS_TIMEOUT"):
-		return schema.FailureTimeout
-	case strings.Contains(msg, "AbortError"):
-		return schema.FailureClientAbort
-	}
-	return ""
 }
 
 // cancelledID reads params.requestId of a notifications/cancelled.

@@ -75,6 +75,11 @@ var rules = []rule{
 	{name: "api_key", keywords: []string{"sk-", "ck_pat_"}, re: regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|ck_pat_[A-Za-z0-9_]{6,})`)},
 	{name: "assignment", keywords: []string{"key", "token", "secret", "password", "passwd", "pwd", "auth", "cookie", "session"},
 		re: regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?key|secret[_-]?key|client[_-]?secret|[a-z_]*token|secret|password|passwd|pwd|authorization|cookie|session[_-]?id)\\?["']?\s*[:=]\s*\\?["']?)([^\s"'&,;{}\\]{4,})`), keep: 1},
+	// Headers written as {"name": "...", "value": "..."} pairs (HAR,
+	// Inspector): the value of a credential-bearing header, whatever it
+	// looks like.
+	{name: "header", keywords: []string{`"value"`},
+		re: regexp.MustCompile(`(?i)("name"\s*:\s*"(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token|mcp-session-id|[a-z0-9-]*(?:token|secret|password|key))"\s*,\s*"value"\s*:\s*")(?:[^"\\]|\\.)*`), keep: 1},
 	{name: "email", keywords: []string{"@"}, re: regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)},
 }
 

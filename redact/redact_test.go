@@ -86,3 +86,16 @@ func TestMaskEscapedJSON(t *testing.T) {
 		t.Errorf("escaped secrets survive: %s", got)
 	}
 }
+
+func TestMaskHeaderPairs(t *testing.T) {
+	in := `"headers":[{"name":"x-api-key","value":"AbCdEf0123456789"},{"name":"Authorization","value":"ck_live_9a8b7c"},{"name":"Cookie","value":"sid=s%3Aabc.def"},{"name":"Accept","value":"text/event-stream"}]`
+	got := Mask(in)
+	for _, secret := range []string{"AbCdEf0123456789", "ck_live_9a8b7c", "s%3Aabc.def"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s survives: %s", secret, got)
+		}
+	}
+	if !strings.Contains(got, `"value":"text/event-stream"`) || !strings.Contains(got, `"name":"x-api-key","value":"[REDACTED:header]"`) {
+		t.Errorf("masked too much or in the wrong place: %s", got)
+	}
+}
