@@ -79,8 +79,6 @@ const (
 	claudeFromServer = "Message from server:"
 )
 
-var textBOM = []byte("\xef\xbb\xbf")
-
 // claudeTimestamp reads the ISO-8601 timestamp that starts an entry and
 // returns it with the index after the space that follows it.
 func claudeTimestamp(line []byte) (time.Time, int, bool) {
@@ -159,7 +157,7 @@ func isClaudeLifecycle(msg []byte) bool {
 }
 
 func sniffClaude(head []byte) bool {
-	head = bytes.TrimPrefix(head, textBOM)
+	head = trimBOM(head)
 	for len(head) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -220,7 +218,7 @@ func decodeClaude(source string, r io.Reader, e Emitter, maxLine int) error {
 		}
 		pos := schema.Position{Source: source, Line: lr.LineNo()}
 		if pos.Line == 1 {
-			line = bytes.TrimPrefix(line, textBOM)
+			line = trimBOM(line)
 		}
 		if tooLong {
 			if _, _, ok := claudeTimestamp(lr.Head()); ok {

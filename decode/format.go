@@ -106,6 +106,9 @@ func sortedFormats() []*formatInfo {
 	return list
 }
 
+// trimBOM drops a UTF-8 byte order mark at the start of b.
+func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
+
 // FirstLine returns the first non-blank line of head (possibly cut short at
 // the end of head).
 func FirstLine(head []byte) []byte {
@@ -127,7 +130,7 @@ func FirstLine(head []byte) []byte {
 
 func init() {
 	register(FormatWire, 10, func(head []byte) bool {
-		l := FirstLine(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
+		l := FirstLine(trimBOM(head))
 		return len(l) > 0 && l[0] == '{' && bytes.Contains(l, []byte(`"mcptrace"`))
 	}, decodeWireFile)
 }

@@ -55,12 +55,10 @@ const MaxHARBytes = 1 << 30
 // maxQuarantineRaw bounds the raw bytes handed over with a quarantined entry.
 const maxQuarantineRaw = 64 << 10
 
-var utf8BOM = []byte("\xef\xbb\xbf")
-
 // sniffHAR accepts a JSON object whose first key is "log", an object, with
 // "entries" or "creator" in the head.
 func sniffHAR(head []byte) bool {
-	h := skipSpace(bytes.TrimPrefix(head, utf8BOM))
+	h := skipSpace(trimBOM(head))
 	if len(h) == 0 || h[0] != '{' {
 		return false
 	}
@@ -103,7 +101,7 @@ func decodeHARFile(source string, r io.Reader, e Emitter) error {
 		e.Quarantine(doc, ReasonLineTooLong, fmt.Sprintf("HAR document exceeds the %d-byte limit", MaxHARBytes), data[:excerptBytes])
 		return nil
 	}
-	data = bytes.TrimPrefix(data, utf8BOM)
+	data = trimBOM(data)
 	switch {
 	case IsBlank(data):
 		e.Quarantine(doc, ReasonNotJSON, "empty input: not a HAR document", data)

@@ -74,7 +74,7 @@ func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry f
 			fmt.Sprintf("Inspector %s export exceeds the %d-byte limit", kind, MaxHARBytes), data[:excerptBytes])
 		return nil
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = trimBOM(data)
 	jscanArray(data, func(idx int, raw []byte, bad string) {
 		pos := schema.Position{Source: source, Line: int64(idx)}
 		switch {
@@ -408,7 +408,7 @@ func jscanObject(b []byte, i int, fn func(key string, val []byte, complete bool)
 // jscanKeys returns the member names of the object at the start of b (after
 // white space and a byte order mark), as far as b goes.
 func jscanKeys(b []byte) map[string]bool {
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = trimBOM(b)
 	keys := map[string]bool{}
 	jscanObject(b, jscanSpace(b, 0), func(k string, _ []byte, _ bool) bool {
 		keys[k] = true
@@ -420,7 +420,7 @@ func jscanKeys(b []byte) map[string]bool {
 // jscanFirstElementKeys returns the member names of the first element of the
 // JSON array at the start of b, when that element is an object.
 func jscanFirstElementKeys(b []byte) map[string]bool {
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = trimBOM(b)
 	i := jscanSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil

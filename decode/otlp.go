@@ -53,7 +53,7 @@ func init() {
 // otlpSniff: the input starts (after white space) with an object whose first
 // key is the given one.
 func otlpSniff(head []byte, key string) bool {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = trimBOM(head)
 	i := jscanSpace(head, 0)
 	if i >= len(head) || head[i] != '{' {
 		return false
@@ -91,7 +91,7 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 		no := lr.LineNo()
 		pos := schema.Position{Source: source, Line: no}
 		if no == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			line = trimBOM(line)
 		}
 		switch mode {
 		case document:

@@ -55,7 +55,7 @@ func init() {
 // line that has neither), every one of them is a JSON object, and none is a
 // wire log line.
 func sniffStdioJSONL(head []byte) bool {
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = trimBOM(head)
 	found := false
 	for n := 0; n < 5 && len(head) > 0; {
 		var l []byte
@@ -94,7 +94,7 @@ func decodeStdioJSONL(source string, r io.Reader, e Emitter) error {
 		}
 		pos := schema.Position{Source: source, Line: lr.LineNo()}
 		if pos.Line == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			line = trimBOM(line)
 		}
 		switch {
 		case tooLong:

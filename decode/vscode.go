@@ -104,7 +104,7 @@ func vscodeEntry(rest []byte) (level string, text []byte, ok bool) {
 }
 
 func sniffVSCode(head []byte) bool {
-	head = bytes.TrimPrefix(head, textBOM)
+	head = trimBOM(head)
 	for n := 0; len(head) > 0 && n < 500; n++ {
 		var line []byte
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -218,7 +218,7 @@ func decodeVSCode(source string, r io.Reader, e Emitter, maxLine int) error {
 			continue
 		}
 		if pos.Line == 1 {
-			l.text = bytes.TrimPrefix(l.text, textBOM)
+			l.text = trimBOM(l.text)
 		}
 		if err := d.line(pos, l.text); err != nil {
 			return err
