@@ -114,3 +114,47 @@ func BenchmarkIngest(b *testing.B) {
 	}
 	b.ReportMetric(float64(benchExchanges)*float64(b.N)/b.Elapsed().Seconds(), "exchanges/s")
 }
+
+// writeClaudeLog writes a Claude Desktop per-server log of n tools/call
+// exchanges on one server process.
+func writeClaudeLog(tb testing.TB, n int) (string, int64) {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), "mcp-server-bench.log")
+	f, err := os.Create(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "2026-10-17T10:00:00.000Z [bench] [info] Initializing server... { metadata: undefined }")
+	for i := 0; i < n; i++ {
+		ts := fmt.Sprintf("2026-10-17T10:%02d:%02d.%03dZ", (i/60000)%60, (i/1000)%60, i%1000)
+		fmt.Fprintf(w, `%s [bench] [info] Message from client: {"method":"tools/call","params":{"name":"search","arguments":{"query":"quarterly report %d"}},"jsonrpc":"2.0","id":%d} { metadata: undefined }`+"\n", ts, i, i)
+		if i%5 == 0 {
+			fmt.Fprintf(w, `%s [bench] [info] Message from server: {"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"upstream index unavailable"}],"isError":true}} { metadata: undefined }`+"\n", ts, i)
+		} else {
+			fmt.Fprintf(w, `%s [bench] [info] Message from server: {"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"12 documents found"}]}} { metadata: undefined }`+"\n", ts, i)
+		}
+	}
+	w.Flush()
+	f.Close()
+	st, _ := os.Stat(p)
+	return p, st.Size()
+}
+
+// BenchmarkIngestClaudeDesktop is the whole pipeline on a Claude Desktop
+// log, decoded per file rather than in parallel chunks.
+func BenchmarkIngestClaudeDesktop(b *testing.B) {
+	p, size := writeClaudeLog(b, benchExchanges)
+	key, _ := redact.NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	b.SetBytes(size)
+	for b.Loop() {
+		sum, err := Run(context.Background(), Config{Inputs: []string{p}, OutDir: b.TempDir(), Pseudonyms: key, Log: zerolog.Nop()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Exchanges != benchExchanges || !sum.Balanced() {
+			b.Fatalf("exchanges %d", sum.Exchanges)
+		}
+	}
+	b.ReportMetric(float64(benchExchanges)*float64(b.N)/b.Elapsed().Seconds(), "exchanges/s")
+}
