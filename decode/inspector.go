@@ -297,120 +297,12 @@ func jscanKind(v gjson.Result) string {
 	return "null"
 }
 
-// jscanSpace skips JSON white space from i.
-func jscanSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// jscanString returns the index just past the string starting at b[i] ('"'),
-// or -1 when the input ends first.
-func jscanString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// jscanValue returns the index just past the JSON value starting at b[i], or
-// -1 when the input ends first. It checks structure only loosely: callers
-// validate what they keep.
-func jscanValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return jscanString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				k := jscanString(b, j)
-				if k < 0 {
-					return -1
-				}
-				j = k - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return j
-		}
-		j++
-	}
-	return -1
-}
-
-// jscanObject calls fn for each member of the object starting at b[i] ('{')
-// in order: its key, its raw value, and whether the value is complete (false
-// for the last member of an object cut short). It stops when fn returns
-// false, at the end of the object, or where the input ends or breaks.
-func jscanObject(b []byte, i int, fn func(key string, val []byte, complete bool) bool) {
-	if i >= len(b) || b[i] != '{' {
-		return
-	}
-	i++
-	for {
-		i = jscanSpace(b, i)
-		if i >= len(b) || b[i] == '}' {
-			return
-		}
-		if b[i] == ',' {
-			i++
-			continue
-		}
-		if b[i] != '"' {
-			return
-		}
-		end := jscanString(b, i)
-		if end < 0 {
-			return
-		}
-		key := string(b[i+1 : end-1])
-		i = jscanSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			fn(key, nil, false)
-			return
-		}
-		i = jscanSpace(b, i+1)
-		vend := jscanValue(b, i)
-		if vend < 0 {
-			fn(key, b[min(i, len(b)):], false)
-			return
-		}
-		if !fn(key, b[i:vend], true) {
-			return
-		}
-		i = vend
-	}
-}
-
 // jscanKeys returns the member names of the object at the start of b (after
 // white space and a byte order mark), as far as b goes.
 func jscanKeys(b []byte) map[string]bool {
 	b = trimBOM(b)
 	keys := map[string]bool{}
-	jscanObject(b, jscanSpace(b, 0), func(k string, _ []byte, _ bool) bool {
+	scanObject(b, skipWS(b, 0), func(k string, _ []byte, _ bool) bool {
 		keys[k] = true
 		return true
 	})
@@ -421,18 +313,18 @@ func jscanKeys(b []byte) map[string]bool {
 // JSON array at the start of b, when that element is an object.
 func jscanFirstElementKeys(b []byte) map[string]bool {
 	b = trimBOM(b)
-	i := jscanSpace(b, 0)
+	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil
 	}
-	return jscanKeys(b[jscanSpace(b, i+1):])
+	return jscanKeys(b[skipWS(b, i+1):])
 }
 
 // jscanArray calls fn with each element of the top-level JSON array in data
 // (idx 1-based). An element the input cuts short, or text where the array
 // is broken, comes with bad set to what is wrong.
 func jscanArray(data []byte, fn func(idx int, raw []byte, bad string)) {
-	i := jscanSpace(data, 0)
+	i := skipWS(data, 0)
 	if i >= len(data) {
 		return
 	}
@@ -443,7 +335,7 @@ func jscanArray(data []byte, fn func(idx int, raw []byte, bad string)) {
 	i++
 	idx := 0
 	for {
-		i = jscanSpace(data, i)
+		i = skipWS(data, i)
 		if i >= len(data) {
 			fn(idx+1, nil, "the export ends before its closing ']' (file cut short)")
 			return
@@ -459,8 +351,8 @@ func jscanArray(data []byte, fn func(idx int, raw []byte, bad string)) {
 			continue
 		}
 		idx++
-		end := jscanValue(data, i)
-		if end < 0 {
+		end, whole := skipValue(data, i)
+		if !whole {
 			fn(idx, clip(data[i:]), fmt.Sprintf("entry %d is cut short (the file ends inside it)", idx))
 			return
 		}

@@ -54,11 +54,11 @@ func init() {
 // key is the given one.
 func otlpSniff(head []byte, key string) bool {
 	head = trimBOM(head)
-	i := jscanSpace(head, 0)
+	i := skipWS(head, 0)
 	if i >= len(head) || head[i] != '{' {
 		return false
 	}
-	i = jscanSpace(head, i+1)
+	i = skipWS(head, i+1)
 	return bytes.HasPrefix(head[i:], []byte(key))
 }
 

@@ -196,7 +196,18 @@ func skipValue(b []byte, i int) (int, bool) {
 // scanHead reads the members of the top-level object forwards until the
 // text ends.
 func scanHead(b []byte, t *Truncation) {
-	i := skipWS(b, 0)
+	scanObject(b, skipWS(b, 0), func(key string, val []byte, whole bool) bool {
+		t.set(key, val, whole)
+		return whole
+	})
+}
+
+// scanObject calls fn for each member of the object starting at b[i] ('{')
+// in order: its key, its raw value, and whether the value is whole (false for
+// the last member of an object cut short). It stops when fn returns false,
+// at the end of the object, or where the input ends or breaks. It never
+// recurses, so input cut anywhere (a sniff head, a truncated frame) is safe.
+func scanObject(b []byte, i int, fn func(key string, val []byte, whole bool) bool) {
 	if i >= len(b) || b[i] != '{' {
 		return
 	}
@@ -219,16 +230,16 @@ func scanHead(b []byte, t *Truncation) {
 		}
 		i = skipWS(b, j)
 		if i >= len(b) || b[i] != ':' {
+			fn(key, nil, false)
 			return
 		}
 		i = skipWS(b, i+1)
 		if i >= len(b) {
-			t.set(key, nil, false)
+			fn(key, nil, false)
 			return
 		}
 		end, whole := skipValue(b, i)
-		t.set(key, b[i:end], whole)
-		if !whole {
+		if !fn(key, b[i:end], whole) || !whole {
 			return
 		}
 		i = end
