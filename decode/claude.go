@@ -207,28 +207,16 @@ func decodeClaudeFile(source string, r io.Reader, e Emitter) error {
 
 func decodeClaude(source string, r io.Reader, e Emitter, maxLine int) error {
 	d := &claudeDecoder{source: source, e: e, starts: map[string]int{}, vt: newVersionTracker()}
-	lr := NewLineReader(r, maxLine)
-	for {
-		line, tooLong, err := lr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		pos := schema.Position{Source: source, Line: lr.LineNo()}
-		if pos.Line == 1 {
-			line = trimBOM(line)
-		}
+	return eachLine(source, r, maxLine, func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
 		if tooLong {
 			if _, _, ok := claudeTimestamp(lr.Head()); ok {
 				d.open = false
 			}
 			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
-			continue
+			return
 		}
 		d.line(pos, line)
-	}
+	})
 }
 
 func (d *claudeDecoder) conn(server string) string {

@@ -139,16 +139,7 @@ func init() {
 // wire logs into chunks decoded in parallel; this is the same decoding for a
 // caller that has one reader.
 func decodeWireFile(source string, r io.Reader, e Emitter) error {
-	lr := NewLineReader(r, MaxLine(e))
-	for {
-		line, tooLong, err := lr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		pos := schema.Position{Source: source, Line: lr.LineNo()}
+	return eachLine(source, r, MaxLine(e), func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
 		switch {
 		case tooLong:
 			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
@@ -159,10 +150,9 @@ func decodeWireFile(source string, r io.Reader, e Emitter) error {
 			if err != nil {
 				le, _ := err.(*LineError)
 				e.Quarantine(pos, le.Reason, le.Detail, line)
-				continue
+				return
 			}
-			o.Format = string(FormatWire)
 			e.Observation(&o)
 		}
-	}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"mcptrace/schema"
 )
 
 // DefaultMaxLine is the longest line accepted unless configured otherwise.
@@ -104,5 +106,27 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 			return nil, true, nil
 		}
 		return line, false, nil
+	}
+}
+
+// eachLine reads r line by line for a line-oriented decoder: it drops a byte
+// order mark on the first line and calls fn with each line's position. For
+// a line over the limit, line is nil and tooLong is set (lr.Head and
+// lr.TooLongDetail describe it). It returns a read error, or nil at the end.
+func eachLine(source string, r io.Reader, maxLine int, fn func(pos schema.Position, line []byte, tooLong bool, lr *LineReader)) error {
+	lr := NewLineReader(r, maxLine)
+	for {
+		line, tooLong, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		pos := schema.Position{Source: source, Line: lr.LineNo()}
+		if pos.Line == 1 {
+			line = trimBOM(line)
+		}
+		fn(pos, line, tooLong, lr)
 	}
 }

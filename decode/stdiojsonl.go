@@ -83,19 +83,7 @@ func sniffStdioJSONL(head []byte) bool {
 }
 
 func decodeStdioJSONL(source string, r io.Reader, e Emitter) error {
-	lr := NewLineReader(r, MaxLine(e))
-	for {
-		line, tooLong, err := lr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		pos := schema.Position{Source: source, Line: lr.LineNo()}
-		if pos.Line == 1 {
-			line = trimBOM(line)
-		}
+	return eachLine(source, r, MaxLine(e), func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
 		switch {
 		case tooLong:
 			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
@@ -104,7 +92,7 @@ func decodeStdioJSONL(source string, r io.Reader, e Emitter) error {
 		default:
 			sjlLine(pos, line, e)
 		}
-	}
+	})
 }
 
 func sjlLine(pos schema.Position, line []byte, e Emitter) {
