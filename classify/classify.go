@@ -104,6 +104,8 @@ type Evidence struct {
 	// StreamNotRecorded: the conversation has a GET event stream whose body
 	// the log did not keep, so a response may have gone there unseen.
 	StreamNotRecorded bool
+	// LateResponse: the response arrived after the requester had cancelled.
+	LateResponse bool
 	// Reported is what an already-correlated log (an OTLP span, an
 	// Inspector entry) states when it kept no response body.
 	Reported *schema.Reported
@@ -128,6 +130,11 @@ const v20260728 = "2026-07-28"
 // Classify judges one exchange.
 func Classify(ev *Evidence) Verdict {
 	v := classify(ev)
+	if ev.LateResponse && ev.Cancelled {
+		// Cancelled first; the response that came anyway is kept as detail.
+		v.Reason = "cancelled before any response; a late response then said " + v.Outcome
+		v.Outcome, v.RetryAdvice = Cancelled, AdviceNone
+	}
 	v.Layer = LayerOf(v.Outcome)
 	if v.RetryAdvice == "" {
 		v.RetryAdvice = advice(&v, ev)

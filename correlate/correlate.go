@@ -94,9 +94,12 @@ type conversation struct {
 	version  string
 	client   schema.Implementation
 	server   schema.Implementation
-	openList []*exchange // exchanges not yet final, plus finished ones not yet pruned
-	lostGet  bool        // a GET event stream whose body was not recorded
-	open     int         // how many of openList are not final
+	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
+	lostGet  bool                 // a GET event stream whose body was not recorded
+	calls    map[uint64]*exchange // the latest client request per call hash
+	tools    map[string]toolHints // annotations learned from tools/list
+	held     []*chain             // open MRTR chains, in order
+	open     int                  // how many of openList are not final
 }
 
 type dirKey struct {
@@ -129,6 +132,26 @@ type exchange struct {
 	reported   *schema.Reported
 	truncated  bool
 	noEnd      bool // the log gives no end time: no latency
+
+	// Kept after the exchange is judged, for the exchanges that follow.
+	callHash     uint64
+	startedAt    time.Time
+	toolName     string
+	outcome      string
+	uncertain    bool      // its outcome leaves side effects uncertain (5xx, cut stream, no response)
+	lastEnd      time.Time // when its last attempt ended
+	retryAfterS  float64   // Retry-After of its last attempt, in seconds (0: none)
+	requestState string    // MRTR: the requestState its input_required result asked to echo
+	round        int32     // MRTR round, 1-based; 0 outside a chain
+	chain        *chain    // MRTR chain it belongs to, while the chain is open
+	lateResponse bool
+}
+
+// chain is an MRTR chain whose last round asked for more input: its rows are
+// held back until a round ends it, so that every row carries the chain's
+// final outcome.
+type chain struct {
+	rows []schema.Exchange
 }
 
 func (c *Correlator) conv(o *schema.Observation) *conversation {
@@ -270,6 +293,8 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		ex.row.PostCount++
 		ex.row.EndedAt = o.EndOrStart()
 		ex.retryAfter = h.RetryAfter
+		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
+		ex.lastEnd = o.EndOrStart()
 		ex.sseEvents = int32(h.SSEEvents)
 		ex.onSession = o.SessionID != ""
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
@@ -407,15 +432,22 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 			break
 		}
 	}
-	retryOrigin, retryOf := "none", ""
+	retryOrigin, retryOf, basis := "none", "", ""
 	if prev != nil && prev.paramsHash == m.ParamsHash && m.ID.Valid() {
 		switch o.Trigger {
 		case schema.TriggerApplication, schema.TriggerManual:
 			retryOrigin, retryOf = o.Trigger, prev.row.ExchangeID
+			basis = "log_trigger"
 		default:
 			if !prev.final && o.HTTP != nil {
-				if len(prev.attempts) > 0 {
+				if n := len(prev.attempts); n > 0 {
 					prev.row.RetryOrigin = "sdk"
+					prev.row.RetryBasis = schema.Str("same_id")
+					last := &prev.attempts[n-1]
+					if uncertainAttempt(last) && !cv.safeToRepeat(prev.toolName) {
+						prev.row.RetryUnsafe = true
+					}
+					judgeRetryAfter(&prev.row, prev.retryAfterS, prev.lastEnd, o.Time)
 				} else {
 					// A log that wrote the frame first and the HTTP outcome
 					// of sending it later (VS Code): the same send.
@@ -424,7 +456,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				return prev
 			}
 			if o.HTTP != nil || o.Trigger != "" {
-				retryOrigin, retryOf = orSDK(o.Trigger), prev.row.ExchangeID
+				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.row.ExchangeID, "same_id"
 			}
 		}
 	}
@@ -451,6 +483,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	r.RetryOrigin = retryOrigin
 	r.RetryOf = schema.Str(retryOf)
+	r.RetryBasis = schema.Str(basis)
 	r.Scenario = schema.Str(o.Scenario)
 	r.Format = o.Format
 	ex.truncated = m.Truncated
@@ -464,7 +497,13 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
 		if n := p.Get("name"); n.Type == gjson.String {
 			r.ToolName = schema.Str(n.Str)
+			ex.toolName = n.Str
 		}
+	}
+	ex.callHash = m.CallHash
+	ex.startedAt = o.Time
+	if !fromServer && m.ID.Valid() && m.CallHash != 0 {
+		c.link(cv, ex, o, p)
 	}
 	ex.reqVersion = o.ProtocolVersion
 	if ex.reqVersion == "" {
@@ -544,6 +583,7 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 		mm := *m
 		ex.response = &mm
 		ex.row.EndedAt = o.EndOrStart()
+		ex.lateResponse = ex.cancelled
 		c.finish(cv, ex)
 		return paired
 	}
@@ -615,7 +655,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
 		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.reported,
-		StreamNotRecorded: cv.lostGet}
+		StreamNotRecorded: cv.lostGet, LateResponse: ex.lateResponse}
 	v := classify.Classify(&ev)
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
 	r.ErrorCode = v.ErrorCode
@@ -660,9 +700,24 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if r.ServerName == nil && cv.server.Name != "" {
 		r.ServerName, r.ServerVersion = schema.Str(cv.server.Name), schema.Str(cv.server.Version)
 	}
-	c.emit(r)
+	r.LateResponse = ex.lateResponse
+	ex.outcome = v.Outcome
+	if n := len(ex.attempts); n > 0 {
+		ex.uncertain = uncertainAttempt(&ex.attempts[n-1])
+	}
+	ex.uncertain = ex.uncertain || v.Outcome == classify.StreamIncomplete || v.Outcome == classify.NoResponse
+	if v.Outcome == classify.HTTPError && v.ErrorType == "404" && ex.onSession {
+		r.SessionExpired = true
+	}
+	if v.Judged != nil && v.Outcome == classify.Success && ex.method == "tools/list" {
+		cv.learnTools(gjson.GetBytes(v.Judged.Raw, "result.tools"))
+	}
+	if v.Outcome == classify.InputRequired && v.Judged != nil {
+		ex.requestState = gjson.GetBytes(v.Judged.Raw, "result.requestState").String()
+	}
+	c.emitChained(cv, ex)
 	// Once judged, keep only what later requests are matched against (the
-	// id, the params hash and the exchange id for retry_of).
+	// id, the hashes and the exchange id for retry_of).
 	ex.attempts, ex.response, ex.stray, ex.reported = nil, nil, nil, nil
 	ex.row = schema.Exchange{ExchangeID: r.ExchangeID}
 	c.prune(cv)
@@ -695,6 +750,10 @@ func (c *Correlator) Flush() {
 		for _, ex := range cv.openList {
 			c.finish(cv, ex)
 		}
+		for _, ch := range cv.held {
+			c.releaseChain(ch, ch.rows[len(ch.rows)-1].Outcome)
+		}
+		cv.held = nil
 		for _, list := range cv.pending {
 			for _, p := range list {
 				c.Stats.StrayMessages++

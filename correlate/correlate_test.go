@@ -517,3 +517,139 @@ func TestPairedRecordWithoutEndHasNoLatency(t *testing.T) {
 		t.Fatalf("got %+v", out)
 	}
 }
+
+func byID(got []*schema.Exchange) map[string]*schema.Exchange {
+	m := map[string]*schema.Exchange{}
+	for _, g := range got {
+		if g.JSONRPCID != nil {
+			m[*g.JSONRPCID] = g
+		}
+	}
+	return m
+}
+
+func TestApplicationRetriesAndDuplicates(t *testing.T) {
+	l := newLog(t)
+	call := func(id int) string { return req(id, "tools/call", `{"name":"create_ticket","arguments":{"title":"disk full"}}`) }
+	l.post(call(1), 502, "text/html", str("<html>bad gateway</html>"))
+	l.post(call(2), 200, "application/json", str(ok(2))) // same call, new id, after a failure
+	l.post(req(3, "tools/call", `{"name":"create_ticket","arguments":{"title":"other"}}`), 200, "application/json", str(ok(3)))
+	l.clock = l.clock.Add(-7 * time.Millisecond) // the next send is 3 ms after the previous one
+	l.post(req(4, "tools/call", `{"name":"create_ticket","arguments":{"title":"other"}}`), 200, "application/json", str(ok(4)))
+	l.clock = l.clock.Add(time.Minute)
+	l.post(req(5, "tools/call", `{"name":"create_ticket","arguments":{"title":"other"}}`), 200, "application/json", str(ok(5)))
+	l.post(call(6), 200, "application/json", str(`{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"boom"}}`))
+	add(l, schema.WireRecord{Trigger: schema.TriggerManual, HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", Body: str(call(7))},
+		Response: &schema.WireResponse{Status: 200, ContentType: "application/json", Body: str(ok(7))}}})
+	got, _ := run(l)
+	x := byID(got)
+	if x["2"].RetryOrigin != "application" || *x["2"].RetryOf != x["1"].ExchangeID || *x["2"].RetryBasis != "same_call_after_failure" || !x["2"].RetryUnsafe {
+		t.Errorf("retry after 502: %+v", x["2"])
+	}
+	if x["4"].DuplicateOf == nil || *x["4"].DuplicateOf != x["3"].ExchangeID || x["4"].RetryOrigin != "none" {
+		t.Errorf("duplicate 3 ms apart: %+v", x["4"])
+	}
+	if x["5"].DuplicateOf != nil || x["5"].RetryOrigin != "none" {
+		t.Errorf("the same call a minute after a success is a new call: %+v", x["5"])
+	}
+	if x["7"].RetryOrigin != "manual" || *x["7"].RetryOf != x["6"].ExchangeID || x["7"].RetryUnsafe {
+		t.Errorf("manual retry after a JSON-RPC error (certain, so not unsafe): %+v", x["7"])
+	}
+	if x["1"].RetryOrigin != "none" || x["3"].RetryOrigin != "none" {
+		t.Errorf("first sends are not retries")
+	}
+}
+
+func TestRetrySafetyAndRetryAfter(t *testing.T) {
+	l := newLog(t)
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_weather","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},` +
+		`{"name":"charge_card","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true}}]}}`
+	l.post(req(1, "tools/list", ""), 200, "application/json", &list)
+	weather := req(2, "tools/call", `{"name":"get_weather","arguments":{"city":"Oslo"}}`)
+	l.post(weather, 503, "", str(""))
+	l.post(weather, 200, "application/json", str(ok(2))) // SDK re-POST of a read-only tool: safe
+	charge := req(3, "tools/call", `{"name":"charge_card","arguments":{"amount":12}}`)
+	l.fail(charge, schema.FailureTimeout)
+	l.post(charge, 200, "application/json", str(ok(3))) // re-POST after a timeout: unsafe
+	rec := schema.WireRecord{HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", Body: str(req(4, "tools/call", `{"name":"charge_card","arguments":{"amount":5}}`))},
+		Response: &schema.WireResponse{Status: 429, Headers: map[string]any{"Retry-After": "2"}, Body: str("")}}}
+	add(l, rec)
+	l.post(req(5, "tools/call", `{"name":"charge_card","arguments":{"amount":5}}`), 200, "application/json", str(ok(5))) // 10 ms later
+	l.clock = l.clock.Add(3 * time.Second)
+	add(l, rec)
+	l.clock = l.clock.Add(3 * time.Second)
+	l.post(req(4, "tools/call", `{"name":"charge_card","arguments":{"amount":5}}`), 200, "application/json", str(ok(4)))
+	got, _ := run(l)
+	x := byID(got)
+	if x["2"].RetryOrigin != "sdk" || x["2"].RetryUnsafe {
+		t.Errorf("read-only re-POST: %+v", x["2"])
+	}
+	if x["3"].RetryOrigin != "sdk" || !x["3"].RetryUnsafe || *x["3"].RetryBasis != "same_id" {
+		t.Errorf("charge re-POST after timeout: %+v", x["3"])
+	}
+	if x["5"].RetryAfterS == nil || *x["5"].RetryAfterS != 2 || *x["5"].RetryAfterOK || x["5"].RetryUnsafe {
+		t.Errorf("retry 10 ms after Retry-After: 2 (a 429 is certain): %+v", x["5"])
+	}
+	if x["4"].RetryAfterS == nil || !*x["4"].RetryAfterOK {
+		t.Errorf("re-POST 3 s after Retry-After: 2: %+v", x["4"])
+	}
+}
+
+func TestMRTRChain(t *testing.T) {
+	l := newLog(t)
+	l.ver = "2026-07-28"
+	ask := func(id int, state string) *string {
+		return str(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"resultType":"input_required","inputRequests":{"reason":{"method":"elicitation/create","params":{"message":"why?"}}},"requestState":%q}}`, id, state))
+	}
+	l.post(req(10, "tools/call", `{"name":"close_ticket","arguments":{"ticketId":99}}`), 200, "application/json", ask(10, "s1"))
+	l.post(req(11, "tools/call", `{"name":"close_ticket","arguments":{"ticketId":99},"inputResponses":{"reason":{"action":"accept","content":{}}},"requestState":"s1"}`), 200, "application/json", ask(11, "s2"))
+	l.post(req(12, "tools/call", `{"name":"close_ticket","arguments":{"ticketId":99},"inputResponses":{"reason":{"action":"accept","content":{"reason":"done"}}},"requestState":"s2"}`), 200, "application/json", str(ok(12)))
+	// An unfinished chain at the end of the log keeps INPUT_REQUIRED.
+	l.post(req(20, "tools/call", `{"name":"close_ticket","arguments":{"ticketId":7}}`), 200, "application/json", ask(20, "t1"))
+	got, _ := run(l)
+	x := byID(got)
+	for i, id := range []string{"10", "11", "12"} {
+		g := x[id]
+		if g.ChainOutcome == nil || *g.ChainOutcome != "TOOL_SUCCESS" || g.MRTRRound == nil || *g.MRTRRound != int32(i+1) || g.RetryOrigin != "none" {
+			t.Errorf("round %s: chain %v round %v retry %s", id, g.ChainOutcome, g.MRTRRound, g.RetryOrigin)
+		}
+	}
+	if x["10"].Continues != nil || *x["11"].Continues != x["10"].ExchangeID || *x["12"].Continues != x["11"].ExchangeID {
+		t.Error("continues links")
+	}
+	if x["10"].Outcome != "INPUT_REQUIRED" || x["12"].Outcome != "TOOL_SUCCESS" {
+		t.Error("round outcomes")
+	}
+	if g := x["20"]; g.ChainOutcome == nil || *g.ChainOutcome != "INPUT_REQUIRED" || *g.MRTRRound != 1 {
+		t.Errorf("open chain: %+v", g)
+	}
+}
+
+func TestSessionExpiryLateResponseAndCancelledStreamRetry(t *testing.T) {
+	l := newLog(t)
+	l.sess = "s-old"
+	l.post(req(1, "tools/list", ""), 404, "application/json", str(`{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`))
+	l.sess = "s-2"
+	l.post(req(2, "tools/call", `{"name":"slow"}`), 202, "", str(""))
+	l.post(req(nil, "notifications/cancelled", `{"requestId":2}`), 202, "", str(""))
+	l.get(*sse(ok(2)), "", schema.StreamComplete)
+	// 2026-07-28: the client closes the stream (a cancellation) and
+	// re-issues the call under a new id.
+	l.sess, l.ver = "", "2026-07-28"
+	l.conn = "c-2026"
+	cut := "event: message\ndata: " + `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "\n\n"
+	add(l, schema.WireRecord{HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", Body: str(req(3, "tools/call", `{"name":"search","arguments":{"q":"x"}}`))},
+		Response: &schema.WireResponse{Status: 200, ContentType: "text/event-stream", Body: &cut, StreamEnd: schema.StreamClientClosed}}})
+	l.post(req(4, "tools/call", `{"name":"search","arguments":{"q":"x"}}`), 200, "application/json", str(ok(4)))
+	got, _ := run(l)
+	x := byID(got)
+	if !x["1"].SessionExpired || x["1"].RetryAdvice != "reinitialize_session" {
+		t.Errorf("404 on a session: %+v", x["1"])
+	}
+	if x["2"].Outcome != "CANCELLED" || !x["2"].LateResponse || !x["2"].Cancelled {
+		t.Errorf("late response: %+v", x["2"])
+	}
+	if x["3"].Outcome != "CANCELLED" || x["4"].RetryOrigin != "application" || *x["4"].RetryOf != x["3"].ExchangeID {
+		t.Errorf("2026 closed stream then re-issue: %s / %s", x["3"].Outcome, x["4"].RetryOrigin)
+	}
+}

@@ -131,6 +131,7 @@ func message(r gjson.Result, where schema.Where, event, batch int) schema.Messag
 			h.Write([]byte{0})
 			h.Write([]byte(params.Raw))
 			m.ParamsHash = h.Sum64()
+			m.CallHash = callHash(method.Str, params)
 		} else {
 			m.Kind = schema.MsgNotification
 		}
@@ -155,4 +156,19 @@ func idOf(v gjson.Result) schema.ID {
 		return schema.ID{Type: schema.IDString, Text: v.Str}
 	}
 	return schema.ID{Type: schema.IDOther, Text: v.Raw}
+}
+
+// callHash identifies what a request asks for, apart from how it is sent:
+// the method, the tool, prompt or resource it names, and its arguments as
+// written. Two sends of the same call under different ids (an application
+// retry, an MRTR continuation) share it; _meta, inputResponses and
+// requestState are left out.
+func callHash(method string, params gjson.Result) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(method))
+	for _, k := range []string{"name", "uri", "arguments", "ref", "argument", "cursor"} {
+		h.Write([]byte{0})
+		h.Write([]byte(params.Get(k).Raw))
+	}
+	return h.Sum64()
 }

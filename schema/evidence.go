@@ -84,6 +84,7 @@ type Message struct {
 	Method     string
 	Raw        []byte // the message's own JSON text (owned, not shared)
 	ParamsHash uint64 // hash of method and params, for requests
+	CallHash   uint64 // hash of method, target and arguments, for requests (see decode.callHash)
 	// Truncated: the log cut the message short (Claude Desktop's
 	// "[N chars truncated]"). Kind, ID and Method were recovered by a
 	// tolerant scan of Raw, which is not valid JSON; classify recovers an

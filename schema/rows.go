@@ -50,6 +50,16 @@ type Exchange struct {
 	RetryOf         *string   `parquet:"retry_of,optional"`
 	RetryAdvice     string    `parquet:"retry_advice,dict"`
 	RetryAfter      *string   `parquet:"retry_after,optional"`
+	RetryBasis      *string   `parquet:"retry_basis,optional,dict"`
+	DuplicateOf     *string   `parquet:"duplicate_of,optional"`
+	RetryUnsafe     bool      `parquet:"retry_unsafe"`
+	RetryAfterS     *float64  `parquet:"retry_after_s,optional"`
+	RetryAfterOK    *bool     `parquet:"retry_after_respected,optional"`
+	SessionExpired  bool      `parquet:"session_expired"`
+	LateResponse    bool      `parquet:"late_response"`
+	Continues       *string   `parquet:"continues,optional"`
+	MRTRRound       *int32    `parquet:"mrtr_round,optional"`
+	ChainOutcome    *string   `parquet:"chain_outcome,optional,dict"`
 	Scenario        *string   `parquet:"scenario,optional,dict"`
 }
 

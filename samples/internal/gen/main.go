@@ -959,7 +959,9 @@ func cakewalk(s *samples) {
 	r.expect(cl, sl, "server/discover", "0", got("HTTP_ERROR", 503))
 
 	// errors.jsonrpc_error, 2026-07-28: the first tools/call gets the
-	// injected JSON-RPC error; the second succeeds.
+	// injected JSON-RPC error; the second, the same call under a new id,
+	// succeeds: an application retry (same method and arguments after a
+	// failure), from either side's log.
 	r = newRun(s, cf, sf, at(1, 20, 31, 940), v2026, "errors.jsonrpc_error", "ck-run-04-jsonrpc-error-2026", "5e0c3a8f9b1d4c7e8a2f6b0d4e9c1a35")
 	r.begin(baseTools)
 	r.call(runTool, none, nil, nil, func(id int) resp {
@@ -967,7 +969,7 @@ func cakewalk(s *samples) {
 	}, ms(9), ok("JSONRPC_ERROR"))
 	r.call(runTool, none, nil, nil, func(id int) resp {
 		return sdkStream(result(id, r.complete("content", toolText("scenarioId", "errors.jsonrpc_error", "invocation", 1))))
-	}, ms(34), ok("TOOL_SUCCESS"))
+	}, ms(34), ok("TOOL_SUCCESS").from("application"))
 
 	// errors.tool_error: isError true over SSE, on 2026-07-28 and on
 	// 2025-11-25 (no resultType there).

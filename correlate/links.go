@@ -1,0 +1,226 @@
+package correlate
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/classify"
+	"mcptrace/schema"
+)
+
+// DuplicateWindow is how close two sends of the same call must be, with no
+// failure between them, to count as one call dispatched twice.
+const DuplicateWindow = 50 * time.Millisecond
+
+// toolHints are a tool's annotations as tools/list stated them. Absent hints
+// take the specification's defaults: not read-only, not idempotent.
+type toolHints struct {
+	readOnly, idempotent bool
+}
+
+// learnTools records the annotations of the tools a tools/list result lists.
+func (cv *conversation) learnTools(tools gjson.Result) {
+	tools.ForEach(func(_, t gjson.Result) bool {
+		name := t.Get("name").String()
+		if name == "" {
+			return true
+		}
+		if cv.tools == nil {
+			cv.tools = map[string]toolHints{}
+		}
+		a := t.Get("annotations")
+		cv.tools[name] = toolHints{readOnly: a.Get("readOnlyHint").Bool(), idempotent: a.Get("idempotentHint").Bool()}
+		return true
+	})
+}
+
+// safeToRepeat says whether sending a request again cannot do harm: methods
+// other than tools/call read, and a tool is safe when it is read-only or
+// idempotent. A tool never listed takes the defaults, so it is not safe.
+func (cv *conversation) safeToRepeat(tool string) bool {
+	if tool == "" {
+		return true
+	}
+	h := cv.tools[tool]
+	return h.readOnly || h.idempotent
+}
+
+// uncertainAttempt: after this attempt nobody can tell whether the server
+// acted (5xx, a connection lost after sending, a stream cut before the
+// response). A refused connection never reached the server.
+func uncertainAttempt(at *classify.Attempt) bool {
+	switch {
+	case !at.Responded:
+		return at.Failure != schema.FailureConnectionRefused
+	case at.Status >= 500:
+		return true
+	case at.SSE && at.StreamEnd != "" && at.StreamEnd != schema.StreamComplete:
+		return true
+	}
+	return false
+}
+
+// retryAfterSeconds reads a Retry-After header: delay seconds, or an HTTP
+// date taken relative to when the response ended. 0 means none.
+func retryAfterSeconds(h string, at time.Time) float64 {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if n, err := strconv.ParseFloat(h, 64); err == nil && n > 0 {
+		return n
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(at) {
+		return t.Sub(at).Seconds()
+	}
+	return 0
+}
+
+// judgeRetryAfter fills retry_after_s and retry_after_respected for a repeat
+// sent at now after an attempt that ended at prevEnd asking to wait s
+// seconds.
+func judgeRetryAfter(r *schema.Exchange, s float64, prevEnd, now time.Time) {
+	if s <= 0 || prevEnd.IsZero() {
+		return
+	}
+	waited := now.Sub(prevEnd).Seconds()
+	ok := waited >= s-0.001
+	r.RetryAfterS, r.RetryAfterOK = &s, &ok
+}
+
+func isSuccess(outcome string) bool {
+	return outcome == classify.ToolSuccess || outcome == classify.Success
+}
+
+// link relates a new client request to the latest earlier request of the
+// same call (same method, target and arguments) in its conversation:
+//
+//   - it continues an MRTR chain when it carries inputResponses or
+//     requestState and the earlier request was answered input_required (with
+//     the same requestState, when one was given): continues, mrtr_round; a
+//     continuation is not a retry;
+//   - it is a duplicate (duplicate_of) when it was sent within
+//     DuplicateWindow of the earlier one and no failure came between;
+//   - it is a retry (retry_origin application, or manual when the log says a
+//     person sent it; retry_basis same_call_after_failure or
+//     same_call_while_open) when the earlier one failed or had not finished.
+//
+// A retry of a tool that is neither read-only nor idempotent after an outcome
+// that leaves side effects uncertain is flagged retry_unsafe.
+func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation, params gjson.Result) {
+	if cv.calls == nil {
+		cv.calls = map[uint64]*exchange{}
+	}
+	if o.Reported != nil && !params.Get("arguments").Exists() {
+		return // a log that reports the call without its arguments cannot say it was repeated
+	}
+	prev := cv.calls[ex.callHash]
+	cv.calls[ex.callHash] = ex
+	if prev == nil {
+		return
+	}
+	r := &ex.row
+	if params.Get("inputResponses").Exists() || params.Get("requestState").Exists() {
+		state := params.Get("requestState").String()
+		if prev.final && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
+			round := max(prev.round, 1) + 1
+			ex.round, ex.chain = round, prev.chain
+			r.Continues, r.MRTRRound = schema.Str(prev.row.ExchangeID), &round
+			return
+		}
+	}
+	if r.RetryOrigin != "none" {
+		return // already a repeat of the same id
+	}
+	failed, uncertain := prev.failedSoFar()
+	if !failed && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
+		r.DuplicateOf = schema.Str(prev.row.ExchangeID)
+		return
+	}
+	if !failed && prev.final {
+		return // a new call that happens to repeat an earlier success
+	}
+	open := !prev.final && !failed
+	r.RetryOrigin = schema.TriggerApplication
+	if o.Trigger == schema.TriggerManual {
+		r.RetryOrigin = schema.TriggerManual
+	}
+	r.RetryOf = schema.Str(prev.row.ExchangeID)
+	r.RetryBasis = schema.Str("same_call_after_failure")
+	if open {
+		r.RetryBasis = schema.Str("same_call_while_open")
+	}
+	if (uncertain || open) && !cv.safeToRepeat(ex.toolName) {
+		r.RetryUnsafe = true
+	}
+	judgeRetryAfter(r, prev.retryAfterS, prev.lastEnd, o.Time)
+}
+
+// emitChained hands a judged exchange on, holding back the rounds of an MRTR
+// chain until its last round, so every row of the chain gets chain_outcome.
+func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
+	row := ex.row
+	if ex.outcome == classify.InputRequired {
+		if ex.round == 0 {
+			ex.round = 1
+		}
+		round := ex.round
+		row.MRTRRound = &round
+		if ex.chain == nil {
+			ex.chain = &chain{}
+			cv.held = append(cv.held, ex.chain)
+		}
+		ex.chain.rows = append(ex.chain.rows, row)
+		return
+	}
+	if ex.chain == nil {
+		c.emit(&row)
+		return
+	}
+	ch := ex.chain
+	ch.rows = append(ch.rows, row)
+	c.releaseChain(ch, ex.outcome)
+	for i, h := range cv.held {
+		if h == ch {
+			cv.held = append(cv.held[:i], cv.held[i+1:]...)
+			break
+		}
+	}
+}
+
+// releaseChain emits every row of a chain with the chain's final outcome.
+func (c *Correlator) releaseChain(ch *chain, outcome string) {
+	for i := range ch.rows {
+		o := outcome
+		ch.rows[i].ChainOutcome = &o
+		c.emit(&ch.rows[i])
+	}
+	ch.rows = nil
+}
+
+// failedSoFar says whether an exchange has failed by now (judged a failure,
+// or its last attempt got an error status or no response while it waits
+// for a possible re-POST), and whether that failure leaves side effects
+// uncertain.
+func (ex *exchange) failedSoFar() (failed, uncertain bool) {
+	if ex.final {
+		failed = !isSuccess(ex.outcome) && ex.outcome != classify.InputRequired
+		return failed, ex.uncertain
+	}
+	if n := len(ex.attempts); n > 0 {
+		last := &ex.attempts[n-1]
+		if !last.Responded || last.Status < 200 || last.Status > 299 {
+			return true, uncertainAttempt(last)
+		}
+		if last.SSE && last.BodyRecorded && last.StreamEnd != "" {
+			// A stream that ended without the response (the exchange would
+			// be final otherwise): cut, or closed by the client.
+			return true, true
+		}
+	}
+	return false, false
+}
