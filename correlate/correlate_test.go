@@ -530,7 +530,9 @@ func byID(got []*schema.Exchange) map[string]*schema.Exchange {
 
 func TestApplicationRetriesAndDuplicates(t *testing.T) {
 	l := newLog(t)
-	call := func(id int) string { return req(id, "tools/call", `{"name":"create_ticket","arguments":{"title":"disk full"}}`) }
+	call := func(id int) string {
+		return req(id, "tools/call", `{"name":"create_ticket","arguments":{"title":"disk full"}}`)
+	}
 	l.post(call(1), 502, "text/html", str("<html>bad gateway</html>"))
 	l.post(call(2), 200, "application/json", str(ok(2))) // same call, new id, after a failure
 	l.post(req(3, "tools/call", `{"name":"create_ticket","arguments":{"title":"other"}}`), 200, "application/json", str(ok(3)))
