@@ -47,6 +47,7 @@ func (s *Stats) Add(o Stats) {
 // routes every conversation to exactly one of them.
 type Correlator struct {
 	convs    map[string]*conversation
+	lineages map[string]*lineage
 	emit     func(*schema.Exchange)
 	Stats    Stats
 	tally    *parkTally // of the observation being added
@@ -64,11 +65,19 @@ type parkTally struct {
 
 // New returns a correlator that hands each finished exchange to emit.
 func New(emit func(*schema.Exchange)) *Correlator {
-	return &Correlator{convs: map[string]*conversation{}, emit: emit}
+	return &Correlator{convs: map[string]*conversation{}, lineages: map[string]*lineage{}, emit: emit}
+}
+
+// LineageKey names the log an observation comes from (its side, format and
+// source): one client's successive sessions live in one log, and retries
+// across sessions are found within it. The pipeline routes on it, so every
+// conversation of a log is handled by one correlator.
+func LineageKey(o *schema.Observation) string {
+	return string(o.Side) + "|" + o.Format + "|" + o.Pos.Source
 }
 
 // ConversationKey returns the key of the conversation an observation belongs
-// to; the pipeline routes on it.
+// to.
 func ConversationKey(o *schema.Observation) string {
 	switch {
 	case o.SessionID != "":
@@ -96,6 +105,8 @@ type conversation struct {
 	server   schema.Implementation
 	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
 	lostGet  bool                 // a GET event stream whose body was not recorded
+	lin      *lineage             // the log this conversation belongs to
+	session  string               // its MCP session id, when it is keyed by one
 	calls    map[uint64]*exchange // the latest client request per call hash
 	tools    map[string]toolHints // annotations learned from tools/list
 	held     []*chain             // open MRTR chains, in order
@@ -134,6 +145,7 @@ type exchange struct {
 	noEnd      bool // the log gives no end time: no latency
 
 	// Kept after the exchange is judged, for the exchanges that follow.
+	cv           *conversation
 	callHash     uint64
 	startedAt    time.Time
 	toolName     string
@@ -158,7 +170,8 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	k := ConversationKey(o)
 	cv := c.convs[k]
 	if cv == nil {
-		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{}}
+		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{},
+			lin: c.lineage(o), session: o.SessionID}
 		c.convs[k] = cv
 	}
 	return cv
@@ -455,12 +468,18 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				}
 				return prev
 			}
+			if !prev.final && o.HTTP == nil && !o.Paired {
+				// The same frame sent again on stdio: one request, but
+				// nothing says who repeated it.
+				prev.row.RetryOrigin, prev.row.RetryBasis = "unknown", schema.Str("same_id")
+				return prev
+			}
 			if o.HTTP != nil || o.Trigger != "" {
 				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.row.ExchangeID, "same_id"
 			}
 		}
 	}
-	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer}
+	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv}
 	r := &ex.row
 	r.ExchangeID = exchangeID(o.Pos, m)
 	r.Source = o.Pos.Source
@@ -508,6 +527,12 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	ex.reqVersion = o.ProtocolVersion
 	if ex.reqVersion == "" {
 		ex.reqVersion = p.Get(`_meta.io\.modelcontextprotocol/protocolVersion`).String()
+	}
+	if m.Method == "initialize" && !fromServer {
+		cv.lin.lastInit = o.Time
+		if len(cv.lin.expired) > 0 {
+			c.releaseExpired(cv.lin, true)
+		}
 	}
 	if m.Method == "initialize" {
 		if ci := p.Get("clientInfo"); ci.IsObject() {
@@ -709,6 +734,13 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if v.Outcome == classify.HTTPError && v.ErrorType == "404" && ex.onSession {
 		r.SessionExpired = true
 	}
+	if r.SessionExpired && ex.chain == nil {
+		c.holdExpired(cv.lin, *r)
+		ex.attempts, ex.response, ex.stray, ex.reported = nil, nil, nil, nil
+		ex.row = schema.Exchange{ExchangeID: r.ExchangeID}
+		c.prune(cv)
+		return
+	}
 	if v.Judged != nil && v.Outcome == classify.Success && ex.method == "tools/list" {
 		cv.learnTools(gjson.GetBytes(v.Judged.Raw, "result.tools"))
 	}
@@ -761,5 +793,9 @@ func (c *Correlator) Flush() {
 			}
 		}
 	}
+	for _, l := range c.lineages {
+		c.releaseExpired(l, false)
+	}
 	c.convs = map[string]*conversation{}
+	c.lineages = map[string]*lineage{}
 }

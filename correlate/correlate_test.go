@@ -655,3 +655,44 @@ func TestSessionExpiryLateResponseAndCancelledStreamRetry(t *testing.T) {
 		t.Errorf("2026 closed stream then re-issue: %s / %s", x["3"].Outcome, x["4"].RetryOrigin)
 	}
 }
+
+func TestNextSessionRetryAndReinitialization(t *testing.T) {
+	l := newLog(t)
+	call := req(7, "tools/call", `{"name":"send_invoice","arguments":{"to":"acme"}}`)
+	l.sess = "s-1"
+	l.post(call, 404, "application/json", str(`{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`))
+	// The client re-initializes (no session id yet) and repeats the call in its new session.
+	l.sess = ""
+	l.post(req(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`), 200, "application/json",
+		str(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`))
+	l.sess = "s-2"
+	l.post(req(1, "tools/call", `{"name":"send_invoice","arguments":{"to":"acme"}}`), 200, "application/json", str(ok(1)))
+	// A log where the session expires and the client never comes back.
+	l2 := newLog(t)
+	l2.sess = "s-9"
+	l2.post(call, 404, "", str(""))
+	got, _ := run(l)
+	got2, _ := run(l2)
+	x := byID(got)
+	if !x["7"].SessionExpired || x["7"].Reinitialized == nil || !*x["7"].Reinitialized {
+		t.Errorf("expired then re-initialized: %+v", x["7"])
+	}
+	if x["1"].RetryOrigin != "application" || *x["1"].RetryBasis != "same_call_next_session" || *x["1"].RetryOf != x["7"].ExchangeID {
+		t.Errorf("retry in the next session: %+v", x["1"])
+	}
+	if len(got2) != 1 || got2[0].Reinitialized == nil || *got2[0].Reinitialized {
+		t.Errorf("expired, never re-initialized: %+v", got2)
+	}
+}
+
+func TestStdioRepeatOfTheSameFrameIsUnknownOrigin(t *testing.T) {
+	l := newLog(t)
+	call := req(3, "tools/call", `{"name":"a"}`)
+	l.stdio("c2s", call)
+	l.stdio("c2s", call)
+	l.stdio("s2c", ok(3))
+	got, _ := run(l)
+	if len(got) != 1 || got[0].RetryOrigin != "unknown" || got[0].Outcome != "TOOL_SUCCESS" {
+		t.Errorf("got %+v", got)
+	}
+}

@@ -12,6 +12,10 @@ import (
 	"mcptrace/schema"
 )
 
+// NextSessionWindow is how long after a failed call a repeat in the
+// client's next session still counts as its retry.
+const NextSessionWindow = 10 * time.Minute
+
 // DuplicateWindow is how close two sends of the same call must be, with no
 // failure between them, to count as one call dispatched twice.
 const DuplicateWindow = 50 * time.Millisecond
@@ -120,6 +124,17 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	}
 	prev := cv.calls[ex.callHash]
 	cv.calls[ex.callHash] = ex
+	basis := "same_call_after_failure"
+	if prev == nil && cv.session != "" {
+		// The client's previous MCP session in the same log: after a 404 a
+		// client re-initializes and repeats the call. Only sessions count
+		// (a log of separate clients without session ids is not one
+		// client's history), and only a recent one.
+		if p := cv.lin.recent[ex.callHash]; p != nil && p.cv != cv && p.cv.session != "" && o.Time.Sub(p.startedAt) <= NextSessionWindow {
+			prev, basis = p, "same_call_next_session"
+		}
+	}
+	cv.lin.remember(ex)
 	if prev == nil {
 		return
 	}
@@ -150,7 +165,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		r.RetryOrigin = schema.TriggerManual
 	}
 	r.RetryOf = schema.Str(prev.row.ExchangeID)
-	r.RetryBasis = schema.Str("same_call_after_failure")
+	r.RetryBasis = schema.Str(basis)
 	if open {
 		r.RetryBasis = schema.Str("same_call_while_open")
 	}
@@ -223,4 +238,65 @@ func (ex *exchange) failedSoFar() (failed, uncertain bool) {
 		}
 	}
 	return false, false
+}
+
+// lineageMemory is how many distinct calls a log remembers for retries
+// across its sessions.
+const lineageMemory = 4096
+
+// lineage is what one log (side, format, source) remembers across its
+// conversations: the latest request of each recent call, so that a call
+// repeated in the client's next session after a failure is a retry, and the
+// rows of exchanges that met an expired session, held until it is known
+// whether the client re-initialized.
+type lineage struct {
+	recent   map[uint64]*exchange
+	order    []uint64
+	expired  []schema.Exchange
+	lastInit time.Time // the latest initialize request in the log
+}
+
+func (c *Correlator) lineage(o *schema.Observation) *lineage {
+	k := LineageKey(o)
+	l := c.lineages[k]
+	if l == nil {
+		l = &lineage{recent: map[uint64]*exchange{}}
+		c.lineages[k] = l
+	}
+	return l
+}
+
+// remember makes ex the latest request of its call in the log.
+func (l *lineage) remember(ex *exchange) {
+	if _, ok := l.recent[ex.callHash]; !ok {
+		l.order = append(l.order, ex.callHash)
+		if len(l.order) > lineageMemory {
+			delete(l.recent, l.order[0])
+			l.order = l.order[1:]
+		}
+	}
+	l.recent[ex.callHash] = ex
+}
+
+// holdExpired keeps the row of an exchange that got 404 on its session until
+// the log shows whether the client re-initialized; when an initialize has
+// already followed it, the row goes out at once.
+func (c *Correlator) holdExpired(l *lineage, row schema.Exchange) {
+	if l.lastInit.After(row.EndedAt) {
+		t := true
+		row.Reinitialized = &t
+		c.emit(&row)
+		return
+	}
+	l.expired = append(l.expired, row)
+}
+
+// reinitialized releases the held rows, saying whether an initialize followed.
+func (c *Correlator) releaseExpired(l *lineage, reinit bool) {
+	for i := range l.expired {
+		v := reinit
+		l.expired[i].Reinitialized = &v
+		c.emit(&l.expired[i])
+	}
+	l.expired = nil
 }

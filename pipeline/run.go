@@ -260,7 +260,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 					}
 					routed := make([][]*schema.Observation, cfg.Workers)
 					for _, o := range d.obs {
-						s := maphash.String(seed, correlate.ConversationKey(o)) % uint64(cfg.Workers)
+						s := maphash.String(seed, correlate.LineageKey(o)) % uint64(cfg.Workers)
 						routed[s] = append(routed[s], o)
 					}
 					for s, r := range routed {

@@ -56,6 +56,7 @@ type Exchange struct {
 	RetryAfterS     *float64  `parquet:"retry_after_s,optional"`
 	RetryAfterOK    *bool     `parquet:"retry_after_respected,optional"`
 	SessionExpired  bool      `parquet:"session_expired"`
+	Reinitialized   *bool     `parquet:"reinitialized,optional"`
 	LateResponse    bool      `parquet:"late_response"`
 	Continues       *string   `parquet:"continues,optional"`
 	MRTRRound       *int32    `parquet:"mrtr_round,optional"`
