@@ -726,6 +726,9 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		r.ServerName, r.ServerVersion = schema.Str(cv.server.Name), schema.Str(cv.server.Version)
 	}
 	r.LateResponse = ex.lateResponse
+	r.MatchHash, r.ConvKey = ex.paramsHash, cv.key
+	r.ServerStatuses = []int32{}
+	r.FailedHop = singleHop(r)
 	ex.outcome = v.Outcome
 	if n := len(ex.attempts); n > 0 {
 		ex.uncertain = uncertainAttempt(&ex.attempts[n-1])

@@ -24,8 +24,13 @@ import (
 
 // Config says what to read, where to write and how.
 type Config struct {
-	Inputs       []string // files, directories, glob patterns, "-" for standard input
-	Format       string   // force this format for every input; "" detects each by content
+	Inputs []string // files, directories, glob patterns, "-" for standard input
+	Format string   // force this format for every input; "" detects each by content
+	// Merge says whether client-side and server-side rows of the same
+	// exchanges are merged: "on", "off", or "auto" ("" too): on when the
+	// inputs hold logs of both sides. Merging holds the rows (never the
+	// bodies) of the run in memory until the end.
+	Merge        string
 	OutDir       string
 	Workers      int   // decode workers and correlator shards; 0: GOMAXPROCS
 	MaxLineBytes int   // longer lines are quarantined; 0: 16 MiB
@@ -61,6 +66,8 @@ type Summary struct {
 	ByOutcome     map[string]int64
 	Correlation   correlate.Stats
 	FalseSuccess  int64 // HTTP 2xx on the final attempt but not a success outcome
+	Merging       bool  // client and server views were merged
+	Merged        int64 // pairs of rows merged into one
 	ExchangeFiles []string
 	QuarantineOut []string
 	Elapsed       time.Duration
@@ -70,7 +77,7 @@ type Summary struct {
 // reached a correlator, and every exchange the correlators formed was written.
 func (s *Summary) Balanced() bool {
 	return s.Records == s.SkippedTotal()+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations &&
-		s.Exchanges == s.Correlation.Exchanges
+		s.Exchanges+s.Merged == s.Correlation.Exchanges
 }
 
 // SkippedTotal is the number of records skipped on purpose.
@@ -114,7 +121,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, fmt.Errorf("unknown format %q: use one of %v", cfg.Format, decode.Formats())
 		}
 	}
-	sum := &Summary{Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{}, ByOutcome: map[string]int64{}}
+	merging, err := mergeWanted(cfg, files)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Merging: merging, Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{}, ByOutcome: map[string]int64{}}
 	name := datasetName(files)
 	runTime := cfg.Now().UTC()
 
@@ -190,7 +201,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			defer swg.Done()
 			var batch []schema.Exchange
 			c := correlate.New(func(e *schema.Exchange) {
-				batch = append(batch, RedactExchange(*e, cfg.Pseudonyms))
+				if merging {
+					batch = append(batch, *e) // redacted after the merge
+				} else {
+					batch = append(batch, RedactExchange(*e, cfg.Pseudonyms))
+				}
 			})
 			flush := func() {
 				if len(batch) > 0 {
@@ -289,6 +304,17 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		defer t.Stop()
 		ticker = t.C
 	}
+	var held []schema.Exchange // rows kept for the merge
+	writeRows := func(rows []schema.Exchange) error {
+		for i := range rows {
+			sum.ByOutcome[rows[i].Outcome]++
+			if falseSuccess(&rows[i]) {
+				sum.FalseSuccess++
+			}
+		}
+		sum.Exchanges += int64(len(rows))
+		return exSink.Write(rows)
+	}
 	for rowsOut != nil || quarRows != nil {
 		select {
 		case rows, ok := <-rowsOut:
@@ -296,14 +322,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				rowsOut = nil
 				continue
 			}
-			for i := range rows {
-				sum.ByOutcome[rows[i].Outcome]++
-				if falseSuccess(&rows[i]) {
-					sum.FalseSuccess++
-				}
+			if merging {
+				held = append(held, rows...)
+				continue
 			}
-			sum.Exchanges += int64(len(rows))
-			if err := exSink.Write(rows); err != nil {
+			if err := writeRows(rows); err != nil {
 				fail(err)
 			}
 		case q, ok := <-quarRows:
@@ -332,6 +355,19 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	for _, st := range shardStats {
 		sum.Correlation.Add(st)
+	}
+	if merging {
+		before := len(held)
+		merged := correlate.MergeViews(held)
+		sum.Merged = int64(before - len(merged))
+		for i := range merged {
+			merged[i] = RedactExchange(merged[i], cfg.Pseudonyms)
+		}
+		if err := writeRows(merged); err != nil {
+			exSink.Abort()
+			qSink.Abort()
+			return sum, err
+		}
 	}
 	var err1, err2 error
 	sum.ExchangeFiles, err1 = exSink.Close()

@@ -312,3 +312,49 @@ func (s *source) readLines(ctx context.Context, path string, r io.Reader) error 
 	}
 	return nil
 }
+
+// mergeWanted decides whether client and server views are merged. In auto
+// mode it reads the head of every input (cheap: what format detection reads)
+// to learn which sides the run holds; standard input cannot be read twice and
+// does not count.
+func mergeWanted(cfg Config, files []string) (bool, error) {
+	switch cfg.Merge {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	case "", "auto":
+	default:
+		return false, fmt.Errorf("merge mode %q: use auto, on or off", cfg.Merge)
+	}
+	var client, server bool
+	for _, f := range files {
+		if f == Stdin {
+			continue
+		}
+		r, closeFn, err := openInput(f)
+		if err != nil {
+			continue // reported when the file is read
+		}
+		head, _ := r.Peek(decode.SniffBytes)
+		closeFn()
+		format := decode.Format(cfg.Format)
+		if format == "" {
+			format, _ = decode.Detect(head)
+		}
+		switch format {
+		case "":
+		case decode.FormatWire, decode.FormatStdioJSONL:
+			if bytes.Contains(head, []byte(`"side":"server"`)) || bytes.Contains(head, []byte(`"viewpoint":"server"`)) {
+				server = true
+			} else {
+				client = true
+			}
+		case decode.FormatOTLPTraces, decode.FormatOTLPLogs:
+			client, server = true, true // spans of either kind
+		default:
+			client = true // HAR, Claude Desktop, VS Code, Inspector: the client's view
+		}
+	}
+	return client && server, nil
+}

@@ -62,6 +62,18 @@ type Exchange struct {
 	MRTRRound       *int32    `parquet:"mrtr_round,optional"`
 	ChainOutcome    *string   `parquet:"chain_outcome,optional,dict"`
 	Scenario        *string   `parquet:"scenario,optional,dict"`
+
+	// Filled when client and server views are merged (sides "both").
+	FailedHop       string   `parquet:"failed_hop,dict"`
+	ClientPostCount *int32   `parquet:"client_post_count,optional"`
+	ServerPostCount *int32   `parquet:"server_post_count,optional"`
+	ServerOutcome   *string  `parquet:"server_outcome,optional,dict"`
+	ServerStatuses  []int32  `parquet:"server_http_statuses,list"`
+	ClockSkewMS     *float64 `parquet:"clock_skew_ms,optional"`
+
+	// Not written: what the merge of client and server views matches on.
+	MatchHash uint64 `parquet:"-"`
+	ConvKey   string `parquet:"-"`
 }
 
 // Quarantine is one row of the quarantine table: an input record that could

@@ -43,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
+	merge := fs.String("merge", "auto", "merge client-side and server-side rows of the same exchanges: auto (when both sides are present), on, off")
 	format := fs.String("format", "", "read every input as this format instead of detecting it: "+formatList())
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ingest [flags] PATH...\n\nReads MCP traffic logs and writes OUT/exchanges and OUT/quarantine as Parquet.\nPATH is a file, a directory (walked), a glob pattern or - for standard input; gzip, zlib and zstd\nare undone and each file's format is detected from its content.\nWith no PATH, ingests the bundled samples/ directory.\n\nflags:\n")
@@ -74,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // a second signal kills the process at once
 	}()
-	cfg := pipeline.Config{Inputs: inputs, Format: *format, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
+	cfg := pipeline.Config{Inputs: inputs, Format: *format, Merge: *merge, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
 		RowGroupRows: *rowGroup, Pseudonyms: ps,
 		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -160,6 +161,9 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "  exchanges:     %d written\n", s.Exchanges)
 	for _, o := range s.Outcomes() {
 		fmt.Fprintf(w, "    %-20s %d\n", o.Outcome, o.Count)
+	}
+	if s.Merging {
+		fmt.Fprintf(w, "  merged:        %d client/server pairs written as one row (sides = both)\n", s.Merged)
 	}
 	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
 	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)

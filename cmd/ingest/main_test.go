@@ -63,7 +63,8 @@ func readExpectations(t *testing.T, readme string) []expectation {
 func TestSamplesMatchREADME(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-out", out, "-quiet", "../../samples"}, &stdout, &stderr); code != 0 {
+	// Each table states one log's own view: no merging here.
+	if code := run([]string{"-out", out, "-quiet", "-merge", "off", "../../samples"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("ingest exited %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "[OK]") {
@@ -269,5 +270,64 @@ func TestSameTrafficSameVerdictInEveryFormat(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestClientServerViewsAreConsistent ingests the seed and Cakewalk traffic
+// as the client's log alone, the server's log alone, and both, and checks
+// that the merged rows agree with each side's own view.
+func TestClientServerViewsAreConsistent(t *testing.T) {
+	clientLogs := []string{"../../samples/seed/client.ndjson", "../../samples/cakewalk/client.ndjson"}
+	serverLogs := []string{"../../samples/seed/server.ndjson", "../../samples/cakewalk/server.ndjson"}
+	ingestTo := func(paths ...string) string {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		if code := run(append([]string{"-out", out, "-quiet"}, paths...), &stdout, &stderr); code != 0 {
+			t.Fatalf("ingest %v exited %d: %s", paths, code, stderr.String())
+		}
+		return filepath.Join(out, "exchanges", "*", "*.parquet")
+	}
+	clientOnly, serverOnly := ingestTo(clientLogs...), ingestTo(serverLogs...)
+	both := ingestTo(append(clientLogs, serverLogs...)...)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func(q string, args ...any) int64 {
+		t.Helper()
+		var n int64
+		if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	nc, ns, nb := count(`SELECT count(*) FROM read_parquet(?)`, clientOnly), count(`SELECT count(*) FROM read_parquet(?)`, serverOnly), count(`SELECT count(*) FROM read_parquet(?)`, both)
+	merged := count(`SELECT count(*) FROM read_parquet(?) WHERE sides = 'both'`, both)
+	if merged < 40 || nb != nc+ns-merged {
+		t.Errorf("client %d + server %d - merged %d != both %d", nc, ns, merged, nb)
+	}
+	// A merged row keeps the client's verdict (the client had the evidence in all these logs).
+	if n := count(`SELECT count(*) FROM read_parquet(?) b JOIN read_parquet(?) c USING (source, source_line, jsonrpc_id, method)
+		WHERE b.sides = 'both' AND (b.outcome <> c.outcome OR b.layer <> c.layer OR b.post_count <> c.post_count)`, both, clientOnly); n != 0 {
+		t.Errorf("%d merged rows disagree with the client's own view", n)
+	}
+	// Every POST the server logged is counted once: in a merged row or a server-only row.
+	serverPosts := count(`SELECT sum(post_count) FROM read_parquet(?)`, serverOnly)
+	if got := count(`SELECT coalesce(sum(CASE WHEN sides = 'both' THEN server_post_count WHEN sides = 'server' THEN post_count ELSE 0 END), 0) FROM read_parquet(?)`, both); got != serverPosts {
+		t.Errorf("server POSTs: %d in the merged dataset, %d in the server's log", got, serverPosts)
+	}
+	// Where the hops are plain from the seed cases.
+	for outcome, hop := range map[string]string{"TOOL_SUCCESS": "none", "TOOL_ERROR": "tool", "JSONRPC_ERROR": "server", "MALFORMED_JSON": "server"} {
+		if n := count(`SELECT count(*) FROM read_parquet(?) WHERE sides = 'both' AND outcome = ? AND failed_hop <> ?`, both, outcome, hop); n != 0 {
+			t.Errorf("%d merged %s rows do not say failed_hop %s", n, outcome, hop)
+		}
+	}
+	// The seed's HTTP 500 was sent by the server itself.
+	if n := count(`SELECT count(*) FROM read_parquet(?) WHERE sides = 'both' AND http_statuses = [500] AND failed_hop = 'server'`, both); n != 1 {
+		t.Errorf("the seed's 500: %d rows with failed_hop server", n)
+	}
+	if n := count(`SELECT count(*) FROM read_parquet(?) WHERE sides = 'both' AND (clock_skew_ms IS NULL OR abs(clock_skew_ms) > 1000)`, both); n != 0 {
+		t.Errorf("%d merged rows without a plausible clock skew", n)
 	}
 }

@@ -1,0 +1,77 @@
+package correlate_test
+
+import (
+	"testing"
+	"time"
+
+	"mcptrace/correlate"
+	"mcptrace/schema"
+)
+
+func row(side, conv string, id string, start time.Time, outcome string, statuses ...int32) schema.Exchange {
+	t := "number"
+	r := schema.Exchange{ExchangeID: side + conv + id, Sides: side, Initiator: "client", Method: "tools/call", JSONRPCID: &id, JSONRPCIDType: &t,
+		StartedAt: start, Outcome: outcome, ConvKey: side + "|" + conv, MatchHash: 42, HTTPStatuses: statuses, PostCount: int32(len(statuses)),
+		Transport: "streamable-http", FailedHop: "unknown"}
+	return r
+}
+
+func TestMergeViewsWithClockSkew(t *testing.T) {
+	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+	skew := 3*time.Second + 250*time.Millisecond // the server's clock runs ahead
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	rows := []schema.Exchange{
+		row("client", "a", "1", at(0), "TOOL_SUCCESS", 200),
+		row("client", "a", "2", at(10), "HTTP_ERROR", 502),   // the server answered 200: a proxy failed
+		row("client", "a", "3", at(20), "HTTP_ERROR", 503),   // the server sent the 503 itself
+		row("client", "a", "4", at(30), "NO_RESPONSE", 0),    // the server never saw it
+		row("client", "a", "5", at(40), "TOOL_ERROR", 200),   //
+		row("client", "a", "6", at(50), "NO_RESPONSE", 0, 0), // two POSTs, the server saw one and failed
+		row("server", "x", "1", at(0).Add(skew), "TOOL_SUCCESS", 200),
+		row("server", "x", "2", at(10).Add(skew), "TOOL_SUCCESS", 200),
+		row("server", "x", "3", at(20).Add(skew), "HTTP_ERROR", 503),
+		row("server", "x", "5", at(40).Add(skew), "TOOL_ERROR", 200),
+		row("server", "x", "6", at(50).Add(skew+time.Second), "NO_RESPONSE", 0),
+		row("server", "y", "1", at(3600), "TOOL_SUCCESS", 200), // another conversation, an hour later: no partner
+	}
+	out := correlate.MergeViews(rows)
+	if len(out) != 7 {
+		t.Fatalf("got %d rows, want 7 (5 merged, 1 client-only, 1 server-only)", len(out))
+	}
+	want := map[string]struct{ sides, hop string }{
+		"1": {"both", "none"}, "2": {"both", "network"}, "3": {"both", "server"}, "4": {"client", "network"},
+		"5": {"both", "tool"}, "6": {"both", "network"},
+	}
+	for _, r := range out {
+		if r.Sides == "server" {
+			if r.ConvKey != "server|y" {
+				t.Errorf("unexpected server-only row %s", r.ExchangeID)
+			}
+			continue
+		}
+		w := want[*r.JSONRPCID]
+		if r.Sides != w.sides || r.FailedHop != w.hop {
+			t.Errorf("id %s: sides %s hop %s, want %+v", *r.JSONRPCID, r.Sides, r.FailedHop, w)
+		}
+		if r.Sides == "both" {
+			if r.ClockSkewMS == nil || *r.ClockSkewMS != 3250 || r.ServerPostCount == nil || r.ServerOutcome == nil {
+				t.Errorf("id %s: skew %v server posts %v", *r.JSONRPCID, r.ClockSkewMS, r.ServerPostCount)
+			}
+		}
+	}
+}
+
+func TestMergeViewsRespectsSessions(t *testing.T) {
+	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+	c := row("client", "a", "1", t0, "TOOL_SUCCESS", 200)
+	s := row("server", "x", "1", t0, "TOOL_SUCCESS", 200)
+	s1, s2 := "sess-1", "sess-2"
+	c.SessionID, s.SessionID = &s1, &s2
+	if out := correlate.MergeViews([]schema.Exchange{c, s}); len(out) != 2 {
+		t.Errorf("rows of different sessions merged")
+	}
+	s.SessionID = &s1
+	if out := correlate.MergeViews([]schema.Exchange{c, s}); len(out) != 1 || out[0].Sides != "both" {
+		t.Errorf("rows of one session not merged: %+v", out)
+	}
+}
