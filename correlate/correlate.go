@@ -26,6 +26,7 @@ type Stats struct {
 	Notifications    int64 // notification messages
 	StrayMessages    int64 // responses with no request, unattributable frames
 	Exchanges        int64
+	Closed           int64 // conversations ended (DELETE, idle timeout, end of input)
 }
 
 // Add sums two Stats.
@@ -40,12 +41,24 @@ func (s *Stats) Add(o Stats) {
 	s.Notifications += o.Notifications
 	s.StrayMessages += o.StrayMessages
 	s.Exchanges += o.Exchanges
+	s.Closed += o.Closed
 }
 
 // Correlator pairs the messages of the conversations routed to it. It is not
 // safe for concurrent use: the pipeline gives each goroutine its own and
 // routes every conversation to exactly one of them.
 type Correlator struct {
+	// IdleTimeout ends a conversation with no activity for this long in
+	// event time (0: conversations end only on DELETE or at Flush).
+	IdleTimeout time.Duration
+	// Lateness is how far behind the newest event time an observation may
+	// be before its exchanges are flagged late (0: never).
+	Lateness time.Duration
+
+	now       time.Time // the newest event time seen
+	lastSweep time.Time
+	late      bool // the observation being added is late
+
 	convs    map[string]*conversation
 	lineages map[string]*lineage
 	emit     func(*schema.Exchange)
@@ -106,6 +119,7 @@ type conversation struct {
 	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
 	lostGet  bool                 // a GET event stream whose body was not recorded
 	lin      *lineage             // the log this conversation belongs to
+	last     time.Time            // its latest activity, in event time
 	session  string               // its MCP session id, when it is keyed by one
 	calls    map[uint64]*exchange // the latest client request per call hash
 	tools    map[string]toolHints // annotations learned from tools/list
@@ -180,7 +194,22 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 // Add feeds one observation, in the order its source wrote it.
 func (c *Correlator) Add(o *schema.Observation) {
 	c.Stats.Observations++
+	t := o.EndOrStart()
+	late := c.Lateness > 0 && !c.now.IsZero() && t.Before(c.now.Add(-c.Lateness))
+	if t.After(c.now) {
+		c.now = t
+	}
 	cv := c.conv(o)
+	if t.After(cv.last) {
+		cv.last = t
+	}
+	c.late = late
+	defer func() {
+		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.session != "" {
+			c.close(cv) // the client ended its session
+		}
+		c.sweep()
+	}()
 	if o.ProtocolVersion != "" && cv.version == "" {
 		cv.version = o.ProtocolVersion
 	}
@@ -505,6 +534,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	r.RetryBasis = schema.Str(basis)
 	r.Scenario = schema.Str(o.Scenario)
 	r.Format = o.Format
+	r.Late = c.late
 	ex.truncated = m.Truncated
 	if o.ClientName != "" {
 		r.ClientName, r.ClientVersion = schema.Str(o.ClientName), schema.Str(o.ClientVersion)
@@ -779,22 +809,8 @@ func (c *Correlator) prune(cv *conversation) {
 // Flush judges every exchange still open (end of input) and counts responses
 // that never found their request.
 func (c *Correlator) Flush() {
-	c.flushing = true
-	defer func() { c.flushing = false }()
 	for _, cv := range c.convs {
-		for _, ex := range cv.openList {
-			c.finish(cv, ex)
-		}
-		for _, ch := range cv.held {
-			c.releaseChain(ch, ch.rows[len(ch.rows)-1].Outcome)
-		}
-		cv.held = nil
-		for _, list := range cv.pending {
-			for _, p := range list {
-				c.Stats.StrayMessages++
-				c.unpark(p.tally, false)
-			}
-		}
+		c.close(cv)
 	}
 	for _, l := range c.lineages {
 		c.releaseExpired(l, false)
@@ -802,3 +818,73 @@ func (c *Correlator) Flush() {
 	c.convs = map[string]*conversation{}
 	c.lineages = map[string]*lineage{}
 }
+
+// close ends a conversation: every exchange still open is judged on what the
+// log holds, held MRTR chains go out, responses that never found their
+// request are counted, and the conversation's state is dropped.
+func (c *Correlator) close(cv *conversation) {
+	c.flushing = true
+	for _, ex := range cv.openList {
+		c.finish(cv, ex)
+	}
+	c.flushing = false
+	for _, ch := range cv.held {
+		c.releaseChain(ch, ch.rows[len(ch.rows)-1].Outcome)
+	}
+	cv.held = nil
+	for _, list := range cv.pending {
+		for _, p := range list {
+			c.Stats.StrayMessages++
+			c.unpark(p.tally, false)
+		}
+	}
+	cv.pending = nil
+	delete(c.convs, cv.key)
+	c.Stats.Closed++
+}
+
+// sweep ends the conversations idle for longer than IdleTimeout, looking at
+// most once per tenth of the timeout of event time.
+func (c *Correlator) sweep() {
+	if c.IdleTimeout <= 0 || c.now.Sub(c.lastSweep) < c.IdleTimeout/10 {
+		return
+	}
+	c.lastSweep = c.now
+	cutoff := c.now.Add(-c.IdleTimeout)
+	for _, cv := range c.convs {
+		if cv.last.Before(cutoff) {
+			c.close(cv)
+		} else {
+			cv.forget(cutoff)
+		}
+	}
+}
+
+// forget drops, from a long-lived conversation, the finished exchanges that
+// started before cutoff: an id or a call that old is no longer matched.
+func (cv *conversation) forget(cutoff time.Time) {
+	if len(cv.byID) < 1024 {
+		return
+	}
+	for k, list := range cv.byID {
+		keep := list[:0]
+		for _, ex := range list {
+			if !ex.final || !ex.startedAt.Before(cutoff) {
+				keep = append(keep, ex)
+			}
+		}
+		if len(keep) == 0 {
+			delete(cv.byID, k)
+		} else {
+			cv.byID[k] = keep
+		}
+	}
+	for h, ex := range cv.calls {
+		if ex.final && ex.startedAt.Before(cutoff) {
+			delete(cv.calls, h)
+		}
+	}
+}
+
+// OpenConversations is how many conversations hold state now.
+func (c *Correlator) OpenConversations() int { return len(c.convs) }

@@ -696,3 +696,42 @@ func TestStdioRepeatOfTheSameFrameIsUnknownOrigin(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+func TestConversationsEnd(t *testing.T) {
+	l := newLog(t)
+	l.sess = "s-1"
+	l.post(req(1, "tools/call", `{"name":"a"}`), 202, "", str("")) // answered on a stream later... or never
+	add(l, schema.WireRecord{HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "DELETE", URL: "http://h/mcp"}, Response: &schema.WireResponse{Status: 200, Body: str("")}}})
+	l.get(*sse(ok(1)), "", schema.StreamComplete) // after the session ended: a stray
+	l.sess = "s-2"
+	l.post(req(2, "tools/call", `{"name":"a"}`), 202, "", str(""))
+	l.clock = l.clock.Add(2 * time.Hour) // idle far past the timeout
+	l.sess = "s-3"
+	l.post(req(3, "tools/call", `{"name":"b"}`), 200, "application/json", str(ok(3)))
+	l.clock = l.clock.Add(-30 * time.Minute) // a record well behind the newest
+	l.sess = "s-4"
+	l.post(req(4, "tools/call", `{"name":"c"}`), 200, "application/json", str(ok(4)))
+
+	var out []*schema.Exchange
+	c := correlate.New(func(e *schema.Exchange) { cp := *e; out = append(out, &cp) })
+	c.IdleTimeout, c.Lateness = 10*time.Minute, 5*time.Minute
+	open := 0
+	for i, o := range l.obs {
+		c.Add(o)
+		if i == 4 { // after the 2-hour gap: s-1 ended on DELETE, s-2 on idle
+			open = c.OpenConversations()
+		}
+	}
+	beforeFlush := len(out)
+	c.Flush()
+	x := byID(out)
+	if open != 1 || beforeFlush != 4 {
+		t.Errorf("open conversations %d (want 1), rows before the end %d (want 4)", open, beforeFlush)
+	}
+	if x["1"].Outcome != "NO_RESPONSE" || x["2"].Outcome != "NO_RESPONSE" || c.Stats.StrayMessages != 1 {
+		t.Errorf("ended conversations: %s %s, stray %d", x["1"].Outcome, x["2"].Outcome, c.Stats.StrayMessages)
+	}
+	if x["3"].Late || !x["4"].Late || c.Stats.Closed != 5 { // s-1 twice (the stray stream reopened it), s-2, s-3, s-4
+		t.Errorf("late flags %v %v, closed %d", x["3"].Late, x["4"].Late, c.Stats.Closed)
+	}
+}

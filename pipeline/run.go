@@ -35,8 +35,12 @@ type Config struct {
 	Workers      int   // decode workers and correlator shards; 0: GOMAXPROCS
 	MaxLineBytes int   // longer lines are quarantined; 0: 16 MiB
 	RowGroupRows int64 // rows per Parquet row group; 0: 65,536
-	Pseudonyms   *redact.Pseudonymizer
-	Log          zerolog.Logger
+	// IdleTimeout ends a conversation idle this long in event time;
+	// Lateness flags exchanges of observations this far behind the newest
+	// (see correlate.Correlator). 0 leaves each off.
+	IdleTimeout, Lateness time.Duration
+	Pseudonyms            *redact.Pseudonymizer
+	Log                   zerolog.Logger
 	// Progress, when set, receives a progress line every ProgressEvery.
 	Progress      func(p Progress)
 	ProgressEvery time.Duration
@@ -207,6 +211,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 					batch = append(batch, RedactExchange(*e, cfg.Pseudonyms))
 				}
 			})
+			c.IdleTimeout, c.Lateness = cfg.IdleTimeout, cfg.Lateness
 			flush := func() {
 				if len(batch) > 0 {
 					select {

@@ -58,6 +58,7 @@ type Exchange struct {
 	SessionExpired  bool      `parquet:"session_expired"`
 	Reinitialized   *bool     `parquet:"reinitialized,optional"`
 	LateResponse    bool      `parquet:"late_response"`
+	Late            bool      `parquet:"late"`
 	Continues       *string   `parquet:"continues,optional"`
 	MRTRRound       *int32    `parquet:"mrtr_round,optional"`
 	ChainOutcome    *string   `parquet:"chain_outcome,optional,dict"`

@@ -43,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
+	idle := fs.Duration("idle-timeout", 30*time.Minute, "end a conversation after this long without activity, in the logs' own time (0: only on DELETE or at the end)")
+	lateness := fs.Duration("lateness", 10*time.Minute, "flag exchanges of records this far behind the newest time seen (0: never)")
 	merge := fs.String("merge", "auto", "merge client-side and server-side rows of the same exchanges: auto (when both sides are present), on, off")
 	format := fs.String("format", "", "read every input as this format instead of detecting it: "+formatList())
 	fs.Usage = func() {
@@ -75,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // a second signal kills the process at once
 	}()
-	cfg := pipeline.Config{Inputs: inputs, Format: *format, Merge: *merge, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
+	cfg := pipeline.Config{Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
 		RowGroupRows: *rowGroup, Pseudonyms: ps,
 		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
