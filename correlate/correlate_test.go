@@ -735,3 +735,15 @@ func TestConversationsEnd(t *testing.T) {
 		t.Errorf("late flags %v %v, closed %d", x["3"].Late, x["4"].Late, c.Stats.Closed)
 	}
 }
+
+func TestCancelAfterCutStreamKeepsTheRootCause(t *testing.T) {
+	l := newLog(t)
+	cut := "event: message\ndata: " + `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "\n\n"
+	add(l, schema.WireRecord{HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", Body: str(req(9, "tools/call", `{"name":"a"}`))},
+		Response: &schema.WireResponse{Status: 200, ContentType: "text/event-stream", Body: &cut, StreamEnd: schema.StreamReset}}})
+	l.post(req(nil, "notifications/cancelled", `{"requestId":9}`), 202, "", str(""))
+	got, _ := run(l)
+	if len(got) != 1 || got[0].Outcome != "STREAM_INCOMPLETE" || !got[0].Cancelled || got[0].LateResponse {
+		t.Errorf("got %+v", got)
+	}
+}

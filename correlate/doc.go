@@ -53,6 +53,81 @@
 //     empty. A frame from the server that is not JSON is attributed to the one
 //     open request when exactly one is open, else counted as stray.
 //
+// # Retries, duplicates and continuations
+//
+// Each client request is related to the latest earlier request of the same
+// call (the same method, target and arguments; _meta, inputResponses and
+// requestState left out):
+//
+//   - retry_origin sdk (retry_basis same_id): the same id POSTed again;
+//     one exchange, post_count and http_statuses grow.
+//   - application or manual (retry_of, retry_basis log_trigger): the log's
+//     trigger hint says who sent a repeat of the same id.
+//   - application (retry_basis same_call_after_failure, or
+//     same_call_while_open): a new id for the same call after the earlier
+//     one failed (any outcome but success, TOOL_SUCCESS and INPUT_REQUIRED,
+//     including an error status or a cut stream it is still waiting on) or
+//     before it finished; manual when the log's trigger says a person sent
+//     it. In the client's next MCP session of the same log, within 10
+//     minutes: retry_basis same_call_next_session (a client that
+//     re-initializes after a 404 and repeats the call).
+//   - unknown: the same stdio frame written twice (nothing says by whom).
+//   - duplicate_of: the same call sent again within 50 ms with no failure
+//     between (a client dispatching every call twice); not a retry.
+//   - continues and mrtr_round: a request carrying inputResponses or
+//     requestState after the same call was answered input_required (with
+//     the same requestState when one was given) continues the MRTR chain;
+//     it is not a retry. The rows of a chain are held until a round ends
+//     it, and every row gets chain_outcome, the last round's outcome.
+//
+// A status sequence spread over two different calls (a tools/list takes the
+// 503, a later tools/call the 200) is not a retry. A log that reports calls
+// without their arguments (OTLP) does not link them at all.
+//
+// Retry safety: tools/list results teach each tool's annotations; a tool
+// that is neither read-only nor idempotent (the specification's defaults
+// when a hint is absent or the tool was never listed) sent again after an
+// outcome that leaves its side effects uncertain (a 5xx, a connection lost
+// after sending, a cut stream, no response) is flagged retry_unsafe. A
+// Retry-After on the earlier attempt gives retry_after_s, and
+// retry_after_respected says whether the repeat waited that long.
+//
+// # Sessions and cancellation
+//
+// A 404 on a request that carried a session id sets session_expired; its
+// row waits until the log shows an initialize after it (reinitialized true)
+// or ends (false). notifications/cancelled marks the request it names as
+// cancelled, even when the cancel was logged first. A request cancelled with
+// neither a response nor a transport failure is CANCELLED; a cancel after a
+// cut stream keeps STREAM_INCOMPLETE (and sets cancelled); a response that
+// arrives after the cancel keeps CANCELLED and sets late_response. In
+// 2026-07-28 closing the response stream is the cancellation, and the call
+// re-issued under a new id is an application retry of it.
+//
+// # Client and server views
+//
+// MergeViews (merge.go) merges the client-side and server-side rows of the
+// same exchanges when a run holds logs of both sides: sides both,
+// client_post_count, server_post_count, server_outcome,
+// server_http_statuses and clock_skew_ms, matched on id, method and a hash
+// of the params, within one session when both know it, after allowing for
+// the skew between the two clocks. failed_hop says where a failure
+// happened: none; tool (isError); server (the server sent the error status
+// or the bad answer itself); network (the server answered but the client
+// saw something else, or the server never saw a request the client sent);
+// client (the client logged a request no POST carried, and the server never
+// saw it); unknown when one view cannot tell.
+//
+// # State and time
+//
+// Pipelines route every observation of a log (side, format, source) to one
+// correlator. A conversation ends on DELETE of its session, after
+// IdleTimeout without activity in event time, or at the end of input; its
+// open exchanges are then judged on what the log holds and its state is
+// dropped, so memory holds the open conversations, not the input. An
+// observation further behind the newest event time than Lateness is still
+// correlated and written, with late set.
+//
 // # When an exchange is written
 //
 // An exchange is final when a response that is not a transport failure is

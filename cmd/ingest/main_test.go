@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -329,5 +330,88 @@ func TestClientServerViewsAreConsistent(t *testing.T) {
 	}
 	if n := count(`SELECT count(*) FROM read_parquet(?) WHERE sides = 'both' AND (clock_skew_ms IS NULL OR abs(clock_skew_ms) > 1000)`, both); n != 0 {
 		t.Errorf("%d merged rows without a plausible clock skew", n)
+	}
+}
+
+// TestCorrelationColumns checks the correlation columns of the merged run of
+// samples/correlation against the second table of its README.
+func TestCorrelationColumns(t *testing.T) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-out", out, "-quiet", "../../samples/correlation"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("ingest exited %d: %s", code, stderr.String())
+	}
+	readme, err := os.ReadFile("../../samples/correlation/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := string(readme)
+	block = block[strings.Index(block, "<!-- correlation:begin -->"):strings.Index(block, "<!-- correlation:end -->")]
+	var header []string
+	var want [][]string
+	for _, l := range strings.Split(block, "\n") {
+		if !strings.HasPrefix(l, "|") || strings.HasPrefix(l, "| ---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if header == nil {
+			header = cells
+			continue
+		}
+		want = append(want, cells)
+	}
+	if len(want) < 10 {
+		t.Fatalf("only %d rows in the correlation table", len(want))
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cols := header[3:]
+	sel := "exchange_id, source_line, jsonrpc_id"
+	for _, c := range cols {
+		sel += fmt.Sprintf(", coalesce(CAST(%s AS VARCHAR), '')", c)
+	}
+	rows, err := db.Query(`SELECT `+sel+` FROM read_parquet(?) WHERE source LIKE '%client.ndjson'`, filepath.Join(out, "exchanges", "*", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	lineOf := map[string]string{}
+	got := map[string][]string{} // "line id" -> values
+	for rows.Next() {
+		vals := make([]string, len(cols)+3)
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		lineOf[vals[0]] = vals[1]
+		got[vals[1]+" "+vals[2]] = vals[3:]
+	}
+	for _, w := range want {
+		g, ok := got[w[1]+" "+w[2]]
+		if !ok {
+			t.Errorf("line %s id %s: no such exchange", w[1], w[2])
+			continue
+		}
+		for i, c := range cols {
+			exp, val := w[3+i], g[i]
+			if exp == "" {
+				continue
+			}
+			if c == "retry_of" || c == "duplicate_of" || c == "continues" {
+				val = lineOf[val] // compare the line the link points to
+			}
+			if val != exp {
+				t.Errorf("line %s id %s: %s = %q, want %q", w[1], w[2], c, val, exp)
+			}
+		}
 	}
 }
