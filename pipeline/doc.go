@@ -8,10 +8,13 @@
 // the workers decode in parallel; every other format is one job per file,
 // decoded by its format's decoder, whose output streams back in parts.
 // Decoding fans out over every core; a sequencer puts the output back in
-// input order and routes each observation, by a hash of its conversation
-// key, to one of several correlator shards, so a conversation is always
-// handled by one goroutine and in the order its log wrote it. Shards
+// input order and routes each observation, by a hash of its log (side,
+// format, source), to one of several correlator shards, so every
+// conversation of a log is handled by one goroutine, in the order the log
+// wrote it, and a client's successive sessions can be related. Shards
 // classify and redact the exchanges they finish; the sinks write Parquet.
+// When the run holds both client and server logs, rows are kept until the
+// end, merged (correlate.MergeViews), then redacted and written.
 //
 // Every input record (a line, a HAR entry, a span, or a whole file that
 // matches no format) is accounted for: it becomes an observation, a
