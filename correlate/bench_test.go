@@ -12,26 +12,40 @@ import (
 	"mcptrace/schema"
 )
 
-// BenchmarkCorrelatorState feeds the correlator a stream of short sessions
-// (ten tools/call exchanges each, 100 ms apart, a new session every second)
-// built on the fly, and reports the peak live heap. With an idle timeout the
-// state is the open conversations, not the input: the peak must stay flat
-// as the input grows (compare the two sizes).
+// BenchmarkCorrelatorState feeds the correlator tools/call exchanges 100 ms
+// apart, built on the fly, in three shapes: short sessions (10 calls each),
+// long sessions (1,000 calls each), and one 2026-07-28 connection reusing id
+// 1 for every call; every call has arguments of its own. It reports the
+// peak live heap: with an idle timeout the state is the open conversations
+// and what they still need, not the input, so the peak must stay flat as the
+// input grows tenfold (bench/state.sh prints the ratios).
 func BenchmarkCorrelatorState(b *testing.B) {
-	for _, n := range []int{200_000, 2_000_000} {
-		b.Run(fmt.Sprintf("exchanges=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				peak, rows := runState(n)
-				if rows != n {
-					b.Fatalf("%d rows for %d exchanges", rows, n)
+	shapes := []struct {
+		name        string
+		perSession  int  // calls per session
+		reuseID     bool // 2026-07-28: every call reuses id 1, no session
+		distinctArg bool // every call has arguments of its own
+	}{
+		{"short-sessions", 10, false, true},
+		{"long-sessions", 1000, false, true},
+		{"id-reuse", 0, true, true},
+	}
+	for _, sh := range shapes {
+		for _, n := range []int{200_000, 2_000_000} {
+			b.Run(fmt.Sprintf("%s/exchanges=%d", sh.name, n), func(b *testing.B) {
+				for b.Loop() {
+					peak, rows := runState(n, sh.perSession, sh.reuseID)
+					if rows != n {
+						b.Fatalf("%d rows for %d exchanges", rows, n)
+					}
+					b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 				}
-				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
-			}
-		})
+			})
+		}
 	}
 }
 
-func runState(n int) (peak uint64, rows int) {
+func runState(n, perSession int, reuseID bool) (peak uint64, rows int) {
 	c := correlate.New(func(*schema.Exchange) { rows++ })
 	c.IdleTimeout = time.Minute
 	t0 := time.Date(2026, 10, 17, 0, 0, 0, 0, time.UTC)
@@ -43,10 +57,12 @@ func runState(n int) (peak uint64, rows int) {
 	}
 	for i := 0; i < n; i++ {
 		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
-		sess := "sess-" + strconv.Itoa(i/10)
-		id := strconv.Itoa(i % 10)
+		sess, id := "", "1"
+		if !reuseID {
+			sess, id = "sess-"+strconv.Itoa(i/perSession), strconv.Itoa(i%perSession)
+		}
 		o := &schema.Observation{Pos: schema.Position{Source: "bench", Line: int64(i + 1)}, Side: schema.SideClient,
-			Transport: schema.TransportStreamableHTTP, Time: at, EndTime: at.Add(20 * time.Millisecond), SessionID: sess, Format: "wire"}
+			Transport: schema.TransportStreamableHTTP, Time: at, EndTime: at.Add(20 * time.Millisecond), SessionID: sess, Connection: "c", Format: "wire"}
 		ev := &schema.HTTPEvidence{Method: "POST", Responded: true, Status: 200, ContentType: "application/json", BodyRecorded: true}
 		o.HTTP = ev
 		o.Messages = decode.AppendMessages(o.Messages, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"search","arguments":{"q":"`+strconv.Itoa(i)+`"}}}`), schema.InRequestBody, 0)

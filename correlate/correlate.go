@@ -120,6 +120,8 @@ type conversation struct {
 	lostGet  bool                 // a GET event stream whose body was not recorded
 	lin      *lineage             // the log this conversation belongs to
 	last     time.Time            // its latest activity, in event time
+	ended    bool                 // its session was deleted
+	expired  bool                 // a request on its session got 404
 	session  string               // its MCP session id, when it is keyed by one
 	calls    map[uint64]*exchange // the latest client request per call hash
 	tools    map[string]toolHints // annotations learned from tools/list
@@ -140,7 +142,8 @@ type pendingResp struct {
 }
 
 type exchange struct {
-	row        schema.Exchange
+	row        *schema.Exchange // nil once judged and emitted
+	exID       string           // its exchange_id, kept after row is dropped
 	id         schema.ID
 	method     string
 	paramsHash uint64
@@ -160,6 +163,7 @@ type exchange struct {
 
 	// Kept after the exchange is judged, for the exchanges that follow.
 	cv           *conversation
+	endedAt      time.Time // when it was settled
 	callHash     uint64
 	startedAt    time.Time
 	toolName     string
@@ -195,18 +199,25 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 func (c *Correlator) Add(o *schema.Observation) {
 	c.Stats.Observations++
 	t := o.EndOrStart()
-	late := c.Lateness > 0 && !c.now.IsZero() && t.Before(c.now.Add(-c.Lateness))
+	cv := c.conv(o)
+	lin := cv.lin
+	late := c.Lateness > 0 && !lin.now.IsZero() && t.Before(lin.now.Add(-c.Lateness))
+	if t.After(lin.now) {
+		lin.now = t
+	}
 	if t.After(c.now) {
 		c.now = t
 	}
-	cv := c.conv(o)
 	if t.After(cv.last) {
 		cv.last = t
 	}
 	c.late = late
 	defer func() {
-		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.session != "" {
-			c.close(cv) // the client ended its session
+		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.session != "" && o.HTTP.Status >= 200 && o.HTTP.Status <= 299 {
+			// The session ended. Records of streams that were still open are
+			// written when they end, so the conversation closes after a
+			// grace period rather than at once.
+			cv.ended = true
 		}
 		c.sweep()
 	}()
@@ -339,6 +350,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		ex.lastEnd = o.EndOrStart()
 		ex.sseEvents = int32(h.SSEEvents)
 		ex.onSession = o.SessionID != ""
+		if h.Responded && h.Status == 404 && ex.onSession {
+			cv.expired = true
+		}
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
 			c.finish(cv, ex)
 		}
@@ -478,7 +492,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if prev != nil && prev.paramsHash == m.ParamsHash && m.ID.Valid() {
 		switch o.Trigger {
 		case schema.TriggerApplication, schema.TriggerManual:
-			retryOrigin, retryOf = o.Trigger, prev.row.ExchangeID
+			retryOrigin, retryOf = o.Trigger, prev.exID
 			basis = "log_trigger"
 		default:
 			if !prev.final && o.HTTP != nil {
@@ -489,7 +503,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 					if uncertainAttempt(last) && !cv.safeToRepeat(prev.toolName) {
 						prev.row.RetryUnsafe = true
 					}
-					judgeRetryAfter(&prev.row, prev.retryAfterS, prev.lastEnd, o.Time)
+					judgeRetryAfter(prev.row, prev.retryAfterS, prev.lastEnd, o.Time)
 				} else {
 					// A log that wrote the frame first and the HTTP outcome
 					// of sending it later (VS Code): the same send.
@@ -503,14 +517,15 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				prev.row.RetryOrigin, prev.row.RetryBasis = "unknown", schema.Str("same_id")
 				return prev
 			}
-			if o.HTTP != nil || o.Trigger != "" {
-				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.row.ExchangeID, "same_id"
+			if failed, _ := prev.failedSoFar(); failed && (o.HTTP != nil || o.Trigger != "") {
+				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.exID, "same_id"
 			}
 		}
 	}
-	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv}
-	r := &ex.row
+	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{}}
+	r := ex.row
 	r.ExchangeID = exchangeID(o.Pos, m)
+	ex.exID = r.ExchangeID
 	r.Source = o.Pos.Source
 	r.SourceLine = o.Pos.Line
 	r.Sides = string(o.Side)
@@ -546,7 +561,9 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
 		if n := p.Get("name"); n.Type == gjson.String {
 			r.ToolName = schema.Str(n.Str)
-			ex.toolName = n.Str
+			if m.Method == "tools/call" {
+				ex.toolName = n.Str // what retry safety looks up among the tools
+			}
 		}
 	}
 	ex.callHash = m.CallHash
@@ -559,10 +576,12 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		ex.reqVersion = p.Get(`_meta.io\.modelcontextprotocol/protocolVersion`).String()
 	}
 	if m.Method == "initialize" && !fromServer {
-		cv.lin.lastInit = o.Time
-		if len(cv.lin.expired) > 0 {
-			c.releaseExpired(cv.lin, true)
+		client := p.Get("clientInfo.name").String()
+		if cv.lin.lastInit == nil {
+			cv.lin.lastInit = map[string]time.Time{}
 		}
+		cv.lin.lastInit[client] = o.Time
+		c.releaseExpired(cv.lin, client)
 	}
 	if m.Method == "initialize" {
 		if ci := p.Get("clientInfo"); ci.IsObject() {
@@ -571,7 +590,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	} else if ci := p.Get(`_meta.io\.modelcontextprotocol/clientInfo`); ci.IsObject() && cv.client.Name == "" {
 		cv.client = schema.Implementation{Name: ci.Get("name").String(), Version: ci.Get("version").String()}
 	}
-	cv.byID[k] = append(cv.byID[k], ex)
+	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
 	cv.openList = append(cv.openList, ex)
 	cv.open++
 	c.Stats.Exchanges++
@@ -703,7 +722,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	ex.final = true
 	cv.open--
-	r := &ex.row
+	r := ex.row
 	version := ex.reqVersion
 	if version == "" {
 		version = cv.version
@@ -766,11 +785,12 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	ex.uncertain = ex.uncertain || v.Outcome == classify.StreamIncomplete || v.Outcome == classify.NoResponse
 	if v.Outcome == classify.HTTPError && v.ErrorType == "404" && ex.onSession {
 		r.SessionExpired = true
+		cv.expired = true
 	}
+	ex.endedAt = r.EndedAt
 	if r.SessionExpired && ex.chain == nil {
 		c.holdExpired(cv.lin, *r)
-		ex.attempts, ex.response, ex.stray, ex.reported = nil, nil, nil, nil
-		ex.row = schema.Exchange{ExchangeID: r.ExchangeID}
+		ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
 		c.prune(cv)
 		return
 	}
@@ -783,8 +803,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.emitChained(cv, ex)
 	// Once judged, keep only what later requests are matched against (the
 	// id, the hashes and the exchange id for retry_of).
-	ex.attempts, ex.response, ex.stray, ex.reported = nil, nil, nil, nil
-	ex.row = schema.Exchange{ExchangeID: r.ExchangeID}
+	ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
 	c.prune(cv)
 }
 
@@ -813,7 +832,7 @@ func (c *Correlator) Flush() {
 		c.close(cv)
 	}
 	for _, l := range c.lineages {
-		c.releaseExpired(l, false)
+		c.releaseAllExpired(l)
 	}
 	c.convs = map[string]*conversation{}
 	c.lineages = map[string]*lineage{}
@@ -829,7 +848,9 @@ func (c *Correlator) close(cv *conversation) {
 	}
 	c.flushing = false
 	for _, ch := range cv.held {
-		c.releaseChain(ch, ch.rows[len(ch.rows)-1].Outcome)
+		if len(ch.rows) > 0 {
+			c.releaseChain(ch, ch.rows[len(ch.rows)-1].Outcome)
+		}
 	}
 	cv.held = nil
 	for _, list := range cv.pending {
@@ -838,7 +859,9 @@ func (c *Correlator) close(cv *conversation) {
 			c.unpark(p.tally, false)
 		}
 	}
-	cv.pending = nil
+	// Exchanges the log remembers for retries keep a pointer to their
+	// conversation: drop everything else it holds.
+	cv.pending, cv.byID, cv.calls, cv.openList, cv.cancels = nil, nil, nil, nil, nil
 	delete(c.convs, cv.key)
 	c.Stats.Closed++
 }
@@ -851,19 +874,67 @@ func (c *Correlator) sweep() {
 	}
 	c.lastSweep = c.now
 	cutoff := c.now.Add(-c.IdleTimeout)
+	grace := c.now.Add(-min(c.IdleTimeout, time.Minute))
 	for _, cv := range c.convs {
-		if cv.last.Before(cutoff) {
+		switch {
+		case cv.ended && cv.last.Before(grace):
 			c.close(cv)
-		} else {
+		case cv.last.Before(cutoff) && (!cv.waitsOnStream() || cv.last.Before(c.now.Add(-4*c.IdleTimeout))):
+			// Idle. A conversation still waiting for a response on a
+			// stream (whose record comes when the stream ends) gets longer.
+			c.close(cv)
+		default:
 			cv.forget(cutoff)
 		}
 	}
+	for _, l := range c.lineages {
+		l.expireOld(c, cutoff)
+	}
+}
+
+// waitsOnStream says whether an open exchange of the conversation expects
+// its response on a stream: answered 202, or an event stream that ended
+// without it.
+func (cv *conversation) waitsOnStream() bool {
+	for _, ex := range cv.openList {
+		if ex.final {
+			continue
+		}
+		if n := len(ex.attempts); n > 0 {
+			if at := &ex.attempts[n-1]; at.Status == 202 || at.SSE {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// compactIDList keeps, of the exchanges sharing an id, those still open and
+// the latest finished one: all that later pairing and retries look at.
+func compactIDList(list []*exchange) []*exchange {
+	if len(list) < 8 {
+		return list
+	}
+	lastFinal := -1
+	for i, ex := range list {
+		if ex.final {
+			lastFinal = i
+		}
+	}
+	out := list[:0]
+	for i, ex := range list {
+		if !ex.final || i == lastFinal {
+			out = append(out, ex)
+		}
+	}
+	clear(list[len(out):])
+	return out
 }
 
 // forget drops, from a long-lived conversation, the finished exchanges that
 // started before cutoff: an id or a call that old is no longer matched.
 func (cv *conversation) forget(cutoff time.Time) {
-	if len(cv.byID) < 1024 {
+	if len(cv.byID)+len(cv.calls) < 64 {
 		return
 	}
 	for k, list := range cv.byID {

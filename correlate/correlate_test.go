@@ -702,7 +702,7 @@ func TestConversationsEnd(t *testing.T) {
 	l.sess = "s-1"
 	l.post(req(1, "tools/call", `{"name":"a"}`), 202, "", str("")) // answered on a stream later... or never
 	add(l, schema.WireRecord{HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "DELETE", URL: "http://h/mcp"}, Response: &schema.WireResponse{Status: 200, Body: str("")}}})
-	l.get(*sse(ok(1)), "", schema.StreamComplete) // after the session ended: a stray
+	l.get(*sse(ok(1)), "", schema.StreamComplete) // logged when the stream ended, after the DELETE: still pairs
 	l.sess = "s-2"
 	l.post(req(2, "tools/call", `{"name":"a"}`), 202, "", str(""))
 	l.clock = l.clock.Add(2 * time.Hour) // idle far past the timeout
@@ -728,10 +728,10 @@ func TestConversationsEnd(t *testing.T) {
 	if open != 1 || beforeFlush != 4 {
 		t.Errorf("open conversations %d (want 1), rows before the end %d (want 4)", open, beforeFlush)
 	}
-	if x["1"].Outcome != "NO_RESPONSE" || x["2"].Outcome != "NO_RESPONSE" || c.Stats.StrayMessages != 1 {
+	if x["1"].Outcome != "TOOL_SUCCESS" || x["2"].Outcome != "NO_RESPONSE" || c.Stats.StrayMessages != 0 {
 		t.Errorf("ended conversations: %s %s, stray %d", x["1"].Outcome, x["2"].Outcome, c.Stats.StrayMessages)
 	}
-	if x["3"].Late || !x["4"].Late || c.Stats.Closed != 5 { // s-1 twice (the stray stream reopened it), s-2, s-3, s-4
+	if x["3"].Late || !x["4"].Late || c.Stats.Closed != 4 {
 		t.Errorf("late flags %v %v, closed %d", x["3"].Late, x["4"].Late, c.Stats.Closed)
 	}
 }
@@ -745,5 +745,82 @@ func TestCancelAfterCutStreamKeepsTheRootCause(t *testing.T) {
 	got, _ := run(l)
 	if len(got) != 1 || got[0].Outcome != "STREAM_INCOMPLETE" || !got[0].Cancelled || got[0].LateResponse {
 		t.Errorf("got %+v", got)
+	}
+}
+
+func TestOrdinaryTrafficIsNotARetry(t *testing.T) {
+	l := newLog(t)
+	l.ver = "2026-07-28"
+	// Polling: the same call every 30 ms, each answered before the next.
+	for i := 0; i < 4; i++ {
+		l.post(req(100+i, "tools/call", `{"name":"status","arguments":{}}`), 200, "application/json", str(ok(100+i)))
+		l.clock = l.clock.Add(15 * time.Millisecond)
+	}
+	// 2026-07-28 id reuse: id 1 again, same call, after the first succeeded.
+	l.post(req(1, "tools/call", `{"name":"ping_db","arguments":{}}`), 200, "application/json", str(ok(1)))
+	l.post(req(1, "tools/call", `{"name":"ping_db","arguments":{}}`), 200, "application/json", str(ok(1)))
+	// A failure, then the same call three hours later.
+	l.post(req(7, "tools/call", `{"name":"search","arguments":{"q":"x"}}`), 200, "application/json", str(`{"jsonrpc":"2.0","id":7,"result":{"content":[],"isError":true}}`))
+	l.clock = l.clock.Add(3 * time.Hour)
+	l.post(req(8, "tools/call", `{"name":"search","arguments":{"q":"x"}}`), 200, "application/json", str(ok(8)))
+	got, _ := run(l)
+	for _, g := range got {
+		if g.RetryOrigin != "none" || g.DuplicateOf != nil {
+			t.Errorf("id %s: retry %s duplicate_of %v", *g.JSONRPCID, g.RetryOrigin, g.DuplicateOf)
+		}
+	}
+}
+
+func TestSessionsOfDifferentClientsAreNotLinked(t *testing.T) {
+	l := newLog(t)
+	l.side = schema.SideServer
+	init := func(name string) string {
+		return req(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+name+`","version":"1"}}`)
+	}
+	initOK := str(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)
+	l.sess = "alice"
+	l.post(init("alice-agent"), 200, "application/json", initOK)
+	l.post(req(1, "tools/call", `{"name":"search","arguments":{"q":"x"}}`), 404, "", str(""))
+	l.sess = "bob"
+	l.post(init("bob-agent"), 200, "application/json", initOK)
+	l.post(req(1, "tools/call", `{"name":"search","arguments":{"q":"x"}}`), 200, "application/json", str(ok(1)))
+	got, _ := run(l)
+	for _, g := range got {
+		if g.RetryOrigin != "none" || g.DuplicateOf != nil {
+			t.Errorf("%s id %s: retry %s", g.Method, *g.JSONRPCID, g.RetryOrigin)
+		}
+	}
+}
+
+func TestChainAcrossConversationsAndPromptsAndDelete405(t *testing.T) {
+	l := newLog(t)
+	l.ver = "2026-07-28"
+	ask := str(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}`)
+	l.sess = "A"
+	l.post(req(1, "tools/call", `{"name":"close","arguments":{"t":1}}`), 200, "application/json", ask)
+	l.sess = "B" // a continuation in another conversation does not join A's chain
+	l.post(req(2, "tools/call", `{"name":"close","arguments":{"t":1},"requestState":"s"}`), 200, "application/json", str(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","requestState":"s2"}}`))
+	l.sess = "C"
+	l.post(req(3, "prompts/get", `{"name":"summary"}`), 503, "", str(""))
+	l.post(req(3, "prompts/get", `{"name":"summary"}`), 200, "application/json", str(`{"jsonrpc":"2.0","id":3,"result":{"messages":[]}}`))
+	l.post(req(4, "tools/call", `{"name":"slow"}`), 202, "", str(""))
+	add(l, schema.WireRecord{HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "DELETE"}, Response: &schema.WireResponse{Status: 405, Body: str("")}}})
+	l.get(*sse(ok(4)), "", schema.StreamComplete)
+	var out []*schema.Exchange
+	c := correlate.New(func(e *schema.Exchange) { cp := *e; out = append(out, &cp) })
+	c.IdleTimeout = time.Minute
+	for _, o := range l.obs {
+		c.Add(o)
+	}
+	c.Flush()
+	x := byID(out)
+	if len(out) != 4 || x["2"].Continues != nil || x["1"].ChainOutcome == nil {
+		t.Fatalf("rows %d, continues %v", len(out), x["2"].Continues)
+	}
+	if x["3"].RetryOrigin != "sdk" || x["3"].RetryUnsafe {
+		t.Errorf("prompts/get re-POST: %s unsafe %v", x["3"].RetryOrigin, x["3"].RetryUnsafe)
+	}
+	if x["4"].Outcome != "TOOL_SUCCESS" {
+		t.Errorf("a DELETE answered 405 ended the conversation: %s", x["4"].Outcome)
 	}
 }

@@ -67,13 +67,19 @@
 //     same_call_while_open): a new id for the same call after the earlier
 //     one failed (any outcome but success, TOOL_SUCCESS and INPUT_REQUIRED,
 //     including an error status or a cut stream it is still waiting on) or
-//     before it finished; manual when the log's trigger says a person sent
-//     it. In the client's next MCP session of the same log, within 10
-//     minutes: retry_basis same_call_next_session (a client that
-//     re-initializes after a 404 and repeats the call).
+//     before it finished, within 10 minutes; manual when the log's trigger
+//     says a person sent it. In the client's next MCP session of the same
+//     client log, within 10 minutes, after that session expired (404) and
+//     the same client sent initialize again: retry_basis
+//     same_call_next_session. Server logs are never linked across sessions:
+//     they interleave many clients.
 //   - unknown: the same stdio frame written twice (nothing says by whom).
-//   - duplicate_of: the same call sent again within 50 ms with no failure
-//     between (a client dispatching every call twice); not a retry.
+//   - duplicate_of: the same call sent again within 50 ms while the first
+//     was still unanswered, with no failure between (a client dispatching
+//     every call twice); not a retry. Polling, where each call is answered
+//     before the next, is neither.
+//   - The same id with the same params after the earlier request succeeded
+//     is id reuse (2026-07-28), not a retry.
 //   - continues and mrtr_round: a request carrying inputResponses or
 //     requestState after the same call was answered input_required (with
 //     the same requestState when one was given) continues the MRTR chain;
@@ -115,16 +121,19 @@
 // happened: none; tool (isError); server (the server sent the error status
 // or the bad answer itself); network (the server answered but the client
 // saw something else, or the server never saw a request the client sent);
-// client (the client logged a request no POST carried, and the server never
-// saw it); unknown when one view cannot tell.
+// client (the client cancelled it, or logged a request no POST carried and
+// the server never saw); unknown when one view cannot tell.
 //
 // # State and time
 //
 // Pipelines route every observation of a log (side, format, source) to one
-// correlator. A conversation ends on DELETE of its session, after
-// IdleTimeout without activity in event time, or at the end of input; its
-// open exchanges are then judged on what the log holds and its state is
-// dropped, so memory holds the open conversations, not the input. An
+// correlator. A conversation ends a minute after a DELETE of its session
+// that succeeded (records of streams still open are written when they end),
+// after IdleTimeout without activity in event time (up to four times longer
+// while a response is awaited on a stream), or at the end of input; its open
+// exchanges are then judged on what the log holds and its state is dropped,
+// so memory holds the open conversations, not the input. A held 404 row is
+// released with reinitialized false after IdleTimeout. An
 // observation further behind the newest event time than Lateness is still
 // correlated and written, with late set.
 //

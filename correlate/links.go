@@ -12,6 +12,10 @@ import (
 	"mcptrace/schema"
 )
 
+// RetryWindow is how long after a failed call a repeat in the same
+// session still counts as its retry.
+const RetryWindow = 10 * time.Minute
+
 // NextSessionWindow is how long after a failed call a repeat in the
 // client's next session still counts as its retry.
 const NextSessionWindow = 10 * time.Minute
@@ -130,7 +134,8 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		// client re-initializes and repeats the call. Only sessions count
 		// (a log of separate clients without session ids is not one
 		// client's history), and only a recent one.
-		if p := cv.lin.recent[ex.callHash]; p != nil && p.cv != cv && p.cv.session != "" && o.Time.Sub(p.startedAt) <= NextSessionWindow {
+		if p := cv.lin.recent[ex.callHash]; p != nil && p.cv != cv && p.cv.session != "" && p.cv.expired &&
+			o.Side == schema.SideClient && sameClient(p.cv, cv) && cv.lin.initAfter(cv.client.Name, p.startedAt) && o.Time.Sub(p.startedAt) <= NextSessionWindow {
 			prev, basis = p, "same_call_next_session"
 		}
 	}
@@ -138,22 +143,26 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if prev == nil {
 		return
 	}
-	r := &ex.row
+	r := ex.row
 	if params.Get("inputResponses").Exists() || params.Get("requestState").Exists() {
 		state := params.Get("requestState").String()
-		if prev.final && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
+		if prev.final && prev.cv == cv && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
 			round := max(prev.round, 1) + 1
 			ex.round, ex.chain = round, prev.chain
-			r.Continues, r.MRTRRound = schema.Str(prev.row.ExchangeID), &round
+			r.Continues, r.MRTRRound = schema.Str(prev.exID), &round
 			return
 		}
 	}
 	if r.RetryOrigin != "none" {
 		return // already a repeat of the same id
 	}
+	if o.Time.Sub(prev.startedAt) > RetryWindow {
+		return // too long ago to be a retry of it
+	}
 	failed, uncertain := prev.failedSoFar()
-	if !failed && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
-		r.DuplicateOf = schema.Str(prev.row.ExchangeID)
+	stillOpen := !prev.final || prev.endedAt.After(o.Time)
+	if !failed && stillOpen && basis != "same_call_next_session" && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
+		r.DuplicateOf = schema.Str(prev.exID)
 		return
 	}
 	if !failed && prev.final {
@@ -164,7 +173,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if o.Trigger == schema.TriggerManual {
 		r.RetryOrigin = schema.TriggerManual
 	}
-	r.RetryOf = schema.Str(prev.row.ExchangeID)
+	r.RetryOf = schema.Str(prev.exID)
 	r.RetryBasis = schema.Str(basis)
 	if open {
 		r.RetryBasis = schema.Str("same_call_while_open")
@@ -178,7 +187,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 // emitChained hands a judged exchange on, holding back the rounds of an MRTR
 // chain until its last round, so every row of the chain gets chain_outcome.
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
-	row := ex.row
+	row := *ex.row
 	if ex.outcome == classify.InputRequired {
 		if ex.round == 0 {
 			ex.round = 1
@@ -253,7 +262,8 @@ type lineage struct {
 	recent   map[uint64]*exchange
 	order    []uint64
 	expired  []schema.Exchange
-	lastInit time.Time // the latest initialize request in the log
+	lastInit map[string]time.Time // the latest initialize request in the log, per client name
+	now      time.Time            // the newest event time of the log
 }
 
 func (c *Correlator) lineage(o *schema.Observation) *lineage {
@@ -282,7 +292,7 @@ func (l *lineage) remember(ex *exchange) {
 // the log shows whether the client re-initialized; when an initialize has
 // already followed it, the row goes out at once.
 func (c *Correlator) holdExpired(l *lineage, row schema.Exchange) {
-	if l.lastInit.After(row.EndedAt) {
+	if l.initAfter(clientOf(&row), row.EndedAt) {
 		t := true
 		row.Reinitialized = &t
 		c.emit(&row)
@@ -291,12 +301,69 @@ func (c *Correlator) holdExpired(l *lineage, row schema.Exchange) {
 	l.expired = append(l.expired, row)
 }
 
-// reinitialized releases the held rows, saying whether an initialize followed.
-func (c *Correlator) releaseExpired(l *lineage, reinit bool) {
+// releaseExpired releases the held rows of a client that has just sent an
+// initialize: it re-initialized after its session expired.
+func (c *Correlator) releaseExpired(l *lineage, client string) {
+	keep := l.expired[:0]
+	for _, r := range l.expired {
+		if who := clientOf(&r); who != "" && client != "" && who != client {
+			keep = append(keep, r)
+			continue
+		}
+		t := true
+		r.Reinitialized = &t
+		c.emit(&r)
+	}
+	l.expired = keep
+}
+
+// releaseAllExpired releases every held row at the end of input: no
+// initialize followed them.
+func (c *Correlator) releaseAllExpired(l *lineage) {
 	for i := range l.expired {
-		v := reinit
-		l.expired[i].Reinitialized = &v
+		f := false
+		l.expired[i].Reinitialized = &f
 		c.emit(&l.expired[i])
 	}
 	l.expired = nil
+}
+
+func clientOf(r *schema.Exchange) string {
+	if r.ClientName == nil {
+		return ""
+	}
+	return *r.ClientName
+}
+
+// sameClient: two conversations of one log come from the same client, as
+// far as the log says (clientInfo or the logger's client name).
+func sameClient(a, b *conversation) bool {
+	return a.client.Name == "" || b.client.Name == "" || a.client.Name == b.client.Name
+}
+
+// initAfter says whether the client (any client, when unknown) sent an
+// initialize after t.
+func (l *lineage) initAfter(client string, t time.Time) bool {
+	for who, at := range l.lastInit {
+		if (client == "" || who == "" || who == client) && at.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// expireOld releases the held rows of sessions that expired longer ago than
+// the idle timeout with no initialize after them.
+func (l *lineage) expireOld(c *Correlator, cutoff time.Time) {
+	keep := l.expired[:0]
+	for _, r := range l.expired {
+		if r.EndedAt.Before(cutoff) {
+			f := false
+			r.Reinitialized = &f
+			c.emit(&r)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	l.expired = keep
 }

@@ -47,116 +47,144 @@ func singleHop(r *schema.Exchange) string {
 }
 
 type mergeKey struct {
-	method, idType, id string
-	hash               uint64
+	initiator, method, idType, id string
+	hash                          uint64
 }
 
 func keyOfRow(r *schema.Exchange) (mergeKey, bool) {
-	if r.JSONRPCID == nil || r.JSONRPCIDType == nil || r.Initiator != "client" {
+	if r.JSONRPCID == nil || r.JSONRPCIDType == nil {
 		return mergeKey{}, false
 	}
-	return mergeKey{r.Method, *r.JSONRPCIDType, *r.JSONRPCID, r.MatchHash}, true
+	return mergeKey{r.Initiator, r.Method, *r.JSONRPCIDType, *r.JSONRPCID, r.MatchHash}, true
 }
 
 type convPair struct{ client, server string }
 
+// candidatesNear calls fn with the indexes of list (sorted by start time)
+// whose start lies within [at-window, at+window], nearest first, at most
+// limit of them.
+func candidatesNear(rows []schema.Exchange, list []int, at time.Time, window time.Duration, limit int, fn func(j int)) {
+	k := sort.Search(len(list), func(n int) bool { return !rows[list[n]].StartedAt.Before(at) })
+	lo, hi := k-1, k
+	for seen := 0; seen < limit; seen++ {
+		var dl, dh time.Duration = -1, -1
+		if lo >= 0 {
+			dl = at.Sub(rows[list[lo]].StartedAt)
+		}
+		if hi < len(list) {
+			dh = rows[list[hi]].StartedAt.Sub(at)
+		}
+		switch {
+		case dl >= 0 && dl <= window && (dh < 0 || dh > window || dl <= dh):
+			fn(list[lo])
+			lo--
+		case dh >= 0 && dh <= window:
+			fn(list[hi])
+			hi++
+		default:
+			return
+		}
+	}
+}
+
 // MergeViews merges the client-side and server-side rows of the same
 // exchanges into one row with sides "both". Rows match on JSON-RPC id (type
-// and value), method and a hash of the params, within the same MCP session
-// when both know it, and at start times that agree once the clock skew
-// between the two logs is allowed for. The skew is estimated per pair of
-// conversations as the median difference of the matches that are unique on
-// both sides, and recorded in clock_skew_ms. The merged row keeps the
-// client's view (what the agent saw) and adds client_post_count,
-// server_post_count, server_outcome and server_http_statuses; where the
-// client's log lacks the evidence (UNKNOWN) the server's verdict is used.
-// failed_hop says where the failure happened. Rows that find no partner keep
-// their single-side view; a client request the server never saw, in a
-// conversation the server's log does cover, failed on the network (or never
-// left the client when no POST carried it).
+// and value), initiator, method and a hash of the params, within the same
+// MCP session when both know it. Conversations are paired first, one to
+// one: each client conversation goes with the server conversation whose
+// candidate matches are most numerous and agree best on the time
+// difference, whose median is the clock skew between the two logs
+// (clock_skew_ms). Rows then pair within paired conversations at start times
+// that agree, once the skew is allowed for, within MergeTolerance. The
+// merged row keeps the client's view (what the agent saw) and adds
+// client_post_count, server_post_count, server_outcome and
+// server_http_statuses; where the client's log lacks the evidence (UNKNOWN)
+// the server's verdict is used. failed_hop says where the failure happened.
+// Rows that find no partner keep their single-side view; a client request
+// the server never saw, in a conversation the server's log does cover,
+// failed on the network (or never left the client when no POST carried it).
 func MergeViews(rows []schema.Exchange) []schema.Exchange {
-	var client, server []int
+	var client []int
+	byKey := map[mergeKey][]int{}
 	for i := range rows {
 		switch rows[i].Sides {
 		case string(schema.SideClient):
 			client = append(client, i)
 		case string(schema.SideServer):
-			server = append(server, i)
+			if k, ok := keyOfRow(&rows[i]); ok {
+				byKey[k] = append(byKey[k], i)
+			}
 		}
 	}
-	byKey := map[mergeKey][]int{}
-	for _, i := range server {
-		if k, ok := keyOfRow(&rows[i]); ok {
-			byKey[k] = append(byKey[k], i)
-		}
+	for _, list := range byKey {
+		sort.Slice(list, func(a, b int) bool { return rows[list[a]].StartedAt.Before(rows[list[b]].StartedAt) })
 	}
-	clientCount := map[mergeKey]int{}
-	for _, i := range client {
-		if k, ok := keyOfRow(&rows[i]); ok {
-			clientCount[k]++
-		}
-	}
-	// Pass 1: estimate the skew of each pair of conversations.
+	// Pass 1: pair conversations and estimate each pair's skew from the
+	// nearest candidates of every client row.
 	samples := map[convPair][]time.Duration{}
-	for _, i := range client {
-		c := &rows[i]
-		k, ok := keyOfRow(c)
-		if !ok || clientCount[k] != 1 || len(byKey[k]) != 1 {
-			continue
-		}
-		s := &rows[byKey[k][0]]
-		d := s.StartedAt.Sub(c.StartedAt)
-		if d > -skewWindow && d < skewWindow && sameSession(c, s) {
-			p := convPair{c.ConvKey, s.ConvKey}
-			samples[p] = append(samples[p], d)
-		}
-	}
-	skew := map[convPair]time.Duration{}
-	for p, ds := range samples {
-		sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
-		skew[p] = ds[len(ds)/2]
-	}
-	// Pass 2: pair each client row with the closest unused server row.
-	sort.SliceStable(client, func(a, b int) bool { return rows[client[a]].StartedAt.Before(rows[client[b]].StartedAt) })
-	used := map[int]bool{}
-	partner := map[int]int{}
-	covered := map[string]bool{} // client conversations the server's log covers
-	// Conversations pair one to one: once a client conversation has matched
-	// a server conversation, its other rows match only there.
-	convOf := map[string]string{}
-	taken := map[string]bool{}
 	for _, i := range client {
 		c := &rows[i]
 		k, ok := keyOfRow(c)
 		if !ok {
 			continue
 		}
-		best, bestD := -1, time.Duration(0)
-		for _, j := range byKey[k] {
-			s := &rows[j]
-			if used[j] || !sameSession(c, s) {
-				continue
+		candidatesNear(rows, byKey[k], c.StartedAt, skewWindow, 16, func(j int) {
+			if s := &rows[j]; sameSession(c, s) {
+				p := convPair{c.ConvKey, s.ConvKey}
+				samples[p] = append(samples[p], s.StartedAt.Sub(c.StartedAt))
 			}
-			if sc, ok := convOf[c.ConvKey]; ok && sc != s.ConvKey {
-				continue
-			}
-			if _, ok := convOf[c.ConvKey]; !ok && taken[s.ConvKey] {
-				continue
-			}
-			d := s.StartedAt.Sub(c.StartedAt) - skew[convPair{c.ConvKey, s.ConvKey}]
-			if d < 0 {
-				d = -d
-			}
-			if d <= MergeTolerance && (best < 0 || d < bestD) {
-				best, bestD = j, d
-			}
+		})
+	}
+	type scored struct {
+		p      convPair
+		n      int
+		spread time.Duration
+		median time.Duration
+	}
+	var pairs []scored
+	for p, ds := range samples {
+		sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
+		pairs = append(pairs, scored{p, len(ds), ds[len(ds)-1] - ds[0], ds[len(ds)/2]})
+	}
+	sort.Slice(pairs, func(a, b int) bool {
+		if pairs[a].n != pairs[b].n {
+			return pairs[a].n > pairs[b].n
 		}
+		if pairs[a].spread != pairs[b].spread {
+			return pairs[a].spread < pairs[b].spread
+		}
+		return pairs[a].p.client+pairs[a].p.server < pairs[b].p.client+pairs[b].p.server
+	})
+	convOf := map[string]string{}
+	skewOf := map[string]time.Duration{}
+	taken := map[string]bool{}
+	for _, sc := range pairs {
+		if _, done := convOf[sc.p.client]; done || taken[sc.p.server] {
+			continue
+		}
+		convOf[sc.p.client], skewOf[sc.p.client] = sc.p.server, sc.median
+		taken[sc.p.server] = true
+	}
+	// Pass 2: pair rows within paired conversations, nearest first.
+	sort.SliceStable(client, func(a, b int) bool { return rows[client[a]].StartedAt.Before(rows[client[b]].StartedAt) })
+	used := map[int]bool{}
+	partner := map[int]int{}
+	for _, i := range client {
+		c := &rows[i]
+		k, ok := keyOfRow(c)
+		sconv, paired := convOf[c.ConvKey]
+		if !ok || !paired {
+			continue
+		}
+		best := -1
+		candidatesNear(rows, byKey[k], c.StartedAt.Add(skewOf[c.ConvKey]), MergeTolerance, 64, func(j int) {
+			if best < 0 && !used[j] && rows[j].ConvKey == sconv && sameSession(c, &rows[j]) {
+				best = j
+			}
+		})
 		if best >= 0 {
 			used[best] = true
 			partner[i] = best
-			covered[c.ConvKey] = true
-			convOf[c.ConvKey] = rows[best].ConvKey
-			taken[rows[best].ConvKey] = true
 		}
 	}
 	out := make([]schema.Exchange, 0, len(rows)-len(partner))
@@ -166,8 +194,8 @@ func MergeViews(rows []schema.Exchange) []schema.Exchange {
 			continue // merged into its client row
 		}
 		if j, ok := partner[i]; ok {
-			r = mergeRows(r, rows[j], skew[convPair{r.ConvKey, rows[j].ConvKey}])
-		} else if r.Sides == string(schema.SideClient) && covered[r.ConvKey] && !succeeded(r.Outcome) && r.Outcome != classify.ToolError {
+			r = mergeRows(r, rows[j], skewOf[r.ConvKey])
+		} else if _, covered := convOf[r.ConvKey]; covered && r.Sides == string(schema.SideClient) && !succeeded(r.Outcome) && r.Outcome != classify.ToolError {
 			// The server's log covers this conversation and never saw it.
 			if r.PostCount == 0 && r.Transport != string(schema.TransportStdio) {
 				r.FailedHop = HopClient
@@ -220,6 +248,8 @@ func mergedHop(c, s *schema.Exchange) string {
 		return HopNone
 	case c.Outcome == classify.ToolError:
 		return HopTool
+	case c.Outcome == classify.Cancelled:
+		return HopClient // the client gave up on it
 	}
 	if n := len(c.HTTPStatuses); n > 0 && c.HTTPStatuses[n-1] != 0 && (c.HTTPStatuses[n-1] < 200 || c.HTTPStatuses[n-1] > 299) {
 		last := c.HTTPStatuses[n-1]

@@ -1,6 +1,7 @@
 package correlate_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,5 +74,50 @@ func TestMergeViewsRespectsSessions(t *testing.T) {
 	s.SessionID = &s1
 	if out := correlate.MergeViews([]schema.Exchange{c, s}); len(out) != 1 || out[0].Sides != "both" {
 		t.Errorf("rows of one session not merged: %+v", out)
+	}
+}
+
+func TestMergeViewsSameScriptMinuteSkew(t *testing.T) {
+	// Five runs of the same script, a minute apart, without sessions; the
+	// server's clock is three minutes ahead, so the nearest server row in
+	// time belongs to another run.
+	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+	skew := 3 * time.Minute
+	var rows []schema.Exchange
+	for run := 0; run < 5; run++ {
+		for call := 1; call <= 3; call++ {
+			at := t0.Add(time.Duration(run)*time.Minute + time.Duration(call)*2*time.Second)
+			id := fmt.Sprint(call)
+			rows = append(rows, row("client", fmt.Sprint("run", run), id, at, "TOOL_SUCCESS", 200))
+			rows = append(rows, row("server", fmt.Sprint("conn", run), id, at.Add(skew+40*time.Millisecond), "TOOL_SUCCESS", 200))
+		}
+	}
+	out := correlate.MergeViews(rows)
+	if len(out) != 15 {
+		t.Fatalf("got %d rows, want 15 merged", len(out))
+	}
+	for _, r := range out {
+		if r.Sides != "both" || r.ClockSkewMS == nil || *r.ClockSkewMS != 180040 {
+			t.Errorf("%s: sides %s skew %v", r.ConvKey, r.Sides, r.ClockSkewMS)
+		}
+	}
+}
+
+func BenchmarkMergeViews(b *testing.B) {
+	// 20,000 stateless sessions running the same two calls.
+	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+	var rows []schema.Exchange
+	for s := 0; s < 20000; s++ {
+		for call := 1; call <= 2; call++ {
+			at := t0.Add(time.Duration(s)*100*time.Millisecond + time.Duration(call)*time.Millisecond)
+			rows = append(rows, row("client", fmt.Sprint("c", s), fmt.Sprint(call), at, "TOOL_SUCCESS", 200))
+			rows = append(rows, row("server", fmt.Sprint("s", s), fmt.Sprint(call), at.Add(2*time.Millisecond), "TOOL_SUCCESS", 200))
+		}
+	}
+	for b.Loop() {
+		in := append([]schema.Exchange(nil), rows...)
+		if out := correlate.MergeViews(in); len(out) != 40000 {
+			b.Fatalf("%d rows", len(out))
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/tidwall/gjson"
 
 	"mcptrace/decode"
 )
@@ -345,7 +346,8 @@ func mergeWanted(cfg Config, files []string) (bool, error) {
 		switch format {
 		case "":
 		case decode.FormatWire, decode.FormatStdioJSONL:
-			if bytes.Contains(head, []byte(`"side":"server"`)) || bytes.Contains(head, []byte(`"viewpoint":"server"`)) {
+			first := decode.FirstLine(head)
+			if gjson.GetBytes(first, "side").String() == "server" || gjson.GetBytes(first, "viewpoint").String() == "server" {
 				server = true
 			} else {
 				client = true
