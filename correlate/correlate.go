@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -568,6 +569,12 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	ex.callHash = m.CallHash
 	ex.startedAt = o.Time
+	if a := p.Get("arguments"); a.Exists() && len(a.Raw) <= 1<<20 {
+		r.Arguments = []byte(a.Raw)
+	}
+	if o.HTTP != nil {
+		r.URL = schema.Str(o.HTTP.URL)
+	}
 	if !fromServer && m.ID.Valid() && m.CallHash != 0 {
 		c.link(cv, ex, o, p)
 	}
@@ -734,6 +741,22 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
 	r.ErrorCode = v.ErrorCode
 	r.ErrorMessage = schema.Str(v.ErrorMessage)
+	if v.Judged != nil && !v.Judged.Truncated {
+		res := gjson.ParseBytes(v.Judged.Raw)
+		if d := res.Get("error.data"); d.Exists() && v.ErrorCode != nil {
+			r.ErrorData = schema.Str(d.Raw)
+		}
+		if v.Outcome == classify.ToolError {
+			var text []string
+			res.Get("result.content").ForEach(func(_, c gjson.Result) bool {
+				if c.Get("type").String() == "text" {
+					text = append(text, c.Get("text").String())
+				}
+				return true
+			})
+			r.ToolErrorText = schema.Str(strings.Join(text, "\n"))
+		}
+	}
 	r.ErrorType = schema.Str(v.ErrorType)
 	r.ResultType = schema.Str(v.ResultType)
 	r.IsError = v.IsError

@@ -49,6 +49,7 @@ type lineItem struct {
 
 // lineChunk is a run of whole wire-log lines.
 type lineChunk struct {
+	rd     *redact.Redactor
 	seq    int64
 	source string
 	format string // set on the first chunk of a file
@@ -63,7 +64,7 @@ func (c *lineChunk) run(ctx context.Context, out chan<- decoded, runTime time.Ti
 		d.records++
 		d.bytes += it.size
 		if it.reason != "" {
-			d.quar = append(d.quar, quarantineRow(c.source, it.lineNo, runTime, it.reason, it.detail, it.size, it.head))
+			d.quar = append(d.quar, quarantineRow(c.rd, c.source, it.lineNo, runTime, it.reason, it.detail, it.size, it.head))
 			continue
 		}
 		if decode.IsBlank(it.line) {
@@ -80,7 +81,7 @@ func (c *lineChunk) run(ctx context.Context, out chan<- decoded, runTime time.Ti
 			if errors.As(err, &le) {
 				reason, detail = le.Reason, le.Detail
 			}
-			d.quar = append(d.quar, quarantineRow(c.source, it.lineNo, runTime, reason, detail, it.size, it.line))
+			d.quar = append(d.quar, quarantineRow(c.rd, c.source, it.lineNo, runTime, reason, detail, it.size, it.line))
 			continue
 		}
 		d.obs = append(d.obs, &o)
@@ -93,14 +94,21 @@ func (c *lineChunk) run(ctx context.Context, out chan<- decoded, runTime time.Ti
 	}
 }
 
-func quarantineRow(source string, line int64, runTime time.Time, reason, detail string, size int64, raw []byte) schema.Quarantine {
-	return schema.Quarantine{Source: source, Line: line, ObservedAt: runTime, Reason: reason,
-		Detail: redact.Mask(detail), Bytes: size, Excerpt: redact.Excerpt(raw, 160)}
+// quarantineRow builds a quarantine row, redacted by the policy before it
+// goes anywhere (the sink, or the log line that reports it).
+func quarantineRow(rd *redact.Redactor, source string, line int64, runTime time.Time, reason, detail string, size int64, raw []byte) schema.Quarantine {
+	q := schema.Quarantine{Source: source, Line: line, ObservedAt: runTime, Reason: reason, Detail: detail, Bytes: size,
+		Excerpt: redact.ExcerptWith(raw, 480, rd.Stats)}
+	rd.Required("quarantine.source", &q.Source)
+	rd.Required("quarantine.detail", &q.Detail)
+	rd.Required("quarantine.excerpt", &q.Excerpt)
+	return q
 }
 
 // fileJob decodes a whole file with its format's decoder, streaming parts
 // of its output as it goes.
 type fileJob struct {
+	rd      *redact.Redactor
 	seq     int64
 	maxLine int
 	source  string
@@ -116,7 +124,7 @@ func (f *fileJob) sequence() int64 { return f.seq }
 
 func (f *fileJob) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
 	defer f.close()
-	em := &emitter{maxLine: f.maxLine, ctx: ctx, out: out, runTime: runTime, cur: decoded{format: string(f.format)}, src: f.r.src}
+	em := &emitter{rd: f.rd, maxLine: f.maxLine, ctx: ctx, out: out, runTime: runTime, cur: decoded{format: string(f.format)}, src: f.r.src}
 	err := f.dec(f.source, f.r, em)
 	if em.err != nil {
 		return em.err
@@ -135,6 +143,7 @@ func (f *fileJob) run(ctx context.Context, out chan<- decoded, runTime time.Time
 
 // emitter collects a file decoder's output into parts.
 type emitter struct {
+	rd      *redact.Redactor
 	maxLine int
 	ctx     context.Context
 	out     chan<- decoded
@@ -161,7 +170,7 @@ func (e *emitter) Observation(o *schema.Observation) {
 
 func (e *emitter) Quarantine(pos schema.Position, reason, detail string, raw []byte) {
 	e.count()
-	e.cur.quar = append(e.cur.quar, quarantineRow(pos.Source, pos.Line, e.runTime, reason, detail, int64(len(raw)), raw))
+	e.cur.quar = append(e.cur.quar, quarantineRow(e.rd, pos.Source, pos.Line, e.runTime, reason, detail, int64(len(raw)), raw))
 	if len(e.cur.quar) >= partObservations && e.err == nil {
 		e.err = e.send()
 	}

@@ -50,7 +50,7 @@ func duck(t *testing.T) *sql.DB {
 	return db
 }
 
-const okRecord = `{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00.000Z","end_ts":"2026-10-17T10:00:00.020Z","side":"client","transport":"streamable-http","connection":"c1","session_id":"raw-session-7f3a","protocol_version":"2026-07-28","http":{"request":{"method":"POST","url":"http://127.0.0.1:9/mcp","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"synthetic\",\"arguments\":{}}}"},"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"bad token=hunter2hunter2 for ops@example.com\"}}"}}}`
+const okRecord = `{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00.000Z","end_ts":"2026-10-17T10:00:00.020Z","side":"client","transport":"streamable-http","connection":"c1","session_id":"raw-session-7f3a","protocol_version":"2026-07-28","http":{"request":{"method":"POST","url":"http://127.0.0.1:9/mcp","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"synthetic\",\"arguments\":{}}}"},"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"bad token=Zq8xW2mN4vB7tK1p for ops@example.com\"}}"}}}`
 
 func TestHostileInput(t *testing.T) {
 	dir := t.TempDir()
@@ -218,7 +218,7 @@ func TestDuckDBReadsExchanges(t *testing.T) {
 	if !strings.HasPrefix(session, "k1:") || strings.Contains(session, "raw-session") {
 		t.Errorf("session id not pseudonymized: %s", session)
 	}
-	if strings.Contains(msg, "hunter2") || strings.Contains(msg, "ops@example.com") || !strings.Contains(msg, "[REDACTED:") {
+	if strings.Contains(msg, "Zq8xW2mN4vB7tK1p") || strings.Contains(msg, "ops@example.com") || !strings.Contains(msg, "[REDACTED:") {
 		t.Errorf("error message not masked: %s", msg)
 	}
 	if startedType != "TIMESTAMP WITH TIME ZONE" || statusesType != "INTEGER[]" || statuses != "[200]" {

@@ -40,6 +40,7 @@ type Config struct {
 	// (see correlate.Correlator). 0 leaves each off.
 	IdleTimeout, Lateness time.Duration
 	Pseudonyms            *redact.Pseudonymizer
+	Policy                *redact.Policy // nil: redact.DefaultPolicy()
 	Log                   zerolog.Logger
 	// Progress, when set, receives a progress line every ProgressEvery.
 	Progress      func(p Progress)
@@ -69,9 +70,10 @@ type Summary struct {
 	Exchanges     int64
 	ByOutcome     map[string]int64
 	Correlation   correlate.Stats
-	FalseSuccess  int64 // HTTP 2xx on the final attempt but not a success outcome
-	Merging       bool  // client and server views were merged
-	Merged        int64 // pairs of rows merged into one
+	FalseSuccess  int64            // HTTP 2xx on the final attempt but not a success outcome
+	Redactions    map[string]int64 // values each detector rule replaced (never the values)
+	Merging       bool             // client and server views were merged
+	Merged        int64            // pairs of rows merged into one
 	ExchangeFiles []string
 	QuarantineOut []string
 	Elapsed       time.Duration
@@ -110,6 +112,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Pseudonyms == nil {
 		cfg.Pseudonyms = redact.RandomPseudonymizer()
 	}
+	if cfg.Policy == nil {
+		cfg.Policy = redact.DefaultPolicy()
+	}
+	rd := &redact.Redactor{Policy: cfg.Policy, Pseud: cfg.Pseudonyms, Stats: &redact.Stats{}}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -148,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 	jobs := make(chan job, cfg.Workers*2)
 	results := make(chan handle, cfg.Workers*2)
-	src := &source{cfg: &cfg, jobs: jobs, runTime: runTime}
+	src := &source{cfg: &cfg, jobs: jobs, runTime: runTime, rd: rd}
 
 	// Source: one goroutine opens inputs in order, detects each format, and
 	// cuts line logs into chunks; other formats become one job per file.
@@ -208,7 +214,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				if merging {
 					batch = append(batch, *e) // redacted after the merge
 				} else {
-					batch = append(batch, RedactExchange(*e, cfg.Pseudonyms))
+					batch = append(batch, RedactExchange(*e, rd))
 				}
 			})
 			c.IdleTimeout, c.Lateness = cfg.IdleTimeout, cfg.Lateness
@@ -366,7 +372,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		merged := correlate.MergeViews(held)
 		sum.Merged = int64(before - len(merged))
 		for i := range merged {
-			merged[i] = RedactExchange(merged[i], cfg.Pseudonyms)
+			merged[i] = RedactExchange(merged[i], rd)
 		}
 		if err := writeRows(merged); err != nil {
 			exSink.Abort()
@@ -377,6 +383,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	var err1, err2 error
 	sum.ExchangeFiles, err1 = exSink.Close()
 	sum.QuarantineOut, err2 = qSink.Close()
+	sum.Redactions = rd.Stats.Counts()
 	sum.Elapsed = time.Since(start)
 	return sum, errors.Join(err1, err2)
 }
@@ -399,21 +406,37 @@ func datasetName(files []string) string {
 	return "part-" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
-// RedactExchange applies the output policy to one row: the session id
-// becomes a keyed pseudonym and free text is masked.
-func RedactExchange(e schema.Exchange, p *redact.Pseudonymizer) schema.Exchange {
-	if e.SessionID != nil {
-		s := p.Pseudonym(*e.SessionID)
-		e.SessionID = &s
-	}
-	if e.ErrorMessage != nil {
-		s := redact.Mask(*e.ErrorMessage)
-		e.ErrorMessage = &s
-	}
-	e.Reason = redact.Mask(e.Reason)
-	if e.ToolName != nil {
-		s := redact.Mask(*e.ToolName)
-		e.ToolName = &s
+// RedactExchange applies the redaction policy to one row, before anything
+// is written: every text field that can carry input is kept, pseudonymized,
+// masked, truncated or dropped as the policy says; tool arguments become a
+// keyed hash and, if the policy keeps it, their shape; the arguments
+// themselves are never written.
+func RedactExchange(e schema.Exchange, rd *redact.Redactor) schema.Exchange {
+	rd.Optional("exchanges.session_id", &e.SessionID)
+	rd.Required("exchanges.source", &e.Source)
+	rd.Optional("exchanges.client_name", &e.ClientName)
+	rd.Optional("exchanges.client_version", &e.ClientVersion)
+	rd.Optional("exchanges.server_name", &e.ServerName)
+	rd.Optional("exchanges.server_version", &e.ServerVersion)
+	rd.Required("exchanges.method", &e.Method)
+	rd.Optional("exchanges.tool_name", &e.ToolName)
+	rd.Optional("exchanges.jsonrpc_id", &e.JSONRPCID)
+	rd.Optional("exchanges.url", &e.URL)
+	rd.Optional("exchanges.content_type", &e.ContentType)
+	rd.Optional("exchanges.error_message", &e.ErrorMessage)
+	rd.Optional("exchanges.error_data", &e.ErrorData)
+	rd.Optional("exchanges.error_type", &e.ErrorType)
+	rd.Optional("exchanges.tool_error_text", &e.ToolErrorText)
+	rd.Required("exchanges.reason", &e.Reason)
+	rd.Optional("exchanges.retry_after", &e.RetryAfter)
+	rd.Optional("exchanges.scenario", &e.Scenario)
+	if e.Arguments != nil {
+		h := rd.Pseud.HashJSON(e.Arguments)
+		e.ArgumentsHash = &h
+		sh := redact.Shape(e.Arguments, rd.Stats)
+		e.ArgumentsShape = &sh
+		rd.Optional("exchanges.arguments_shape", &e.ArgumentsShape)
+		e.Arguments = nil
 	}
 	return e
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"mcptrace/decode"
+	"mcptrace/redact"
 )
 
 // Stdin is the input name that reads standard input.
@@ -186,6 +187,7 @@ func openInput(path string) (*bufio.Reader, func() error, error) {
 // source opens inputs in order, detects their format and hands decode jobs
 // to the workers.
 type source struct {
+	rd      *redact.Redactor
 	cfg     *Config
 	jobs    chan<- job
 	runTime time.Time
@@ -211,7 +213,7 @@ func (s *source) read(ctx context.Context, path string) error {
 	var ce *corruptError
 	if errors.As(err, &ce) {
 		s.records.Add(1)
-		return s.send(ctx, &lineChunk{seq: s.seq, source: path, format: "corrupt", items: []lineItem{{reason: decode.ReasonReadError, lineNo: 1,
+		return s.send(ctx, &lineChunk{rd: s.rd, seq: s.seq, source: path, format: "corrupt", items: []lineItem{{reason: decode.ReasonReadError, lineNo: 1,
 			detail: ce.Error() + "; the file was skipped"}}})
 	}
 	if err != nil {
@@ -221,7 +223,7 @@ func (s *source) read(ctx context.Context, path string) error {
 	format := decode.Format(s.cfg.Format)
 	if len(head) == 0 {
 		closeFn()
-		return s.send(ctx, &lineChunk{seq: s.seq, source: path, format: "empty"})
+		return s.send(ctx, &lineChunk{rd: s.rd, seq: s.seq, source: path, format: "empty"})
 	}
 	if format == "" {
 		f, ok := decode.Detect(head)
@@ -229,7 +231,7 @@ func (s *source) read(ctx context.Context, path string) error {
 			closeFn()
 			s.records.Add(1)
 			h := append([]byte(nil), head[:min(len(head), 512)]...)
-			return s.send(ctx, &lineChunk{seq: s.seq, source: path, format: "unknown", items: []lineItem{{reason: ReasonUnknownFormat, lineNo: 1,
+			return s.send(ctx, &lineChunk{rd: s.rd, seq: s.seq, source: path, format: "unknown", items: []lineItem{{reason: ReasonUnknownFormat, lineNo: 1,
 				head: h, size: int64(len(head)), detail: fmt.Sprintf("matches none of the formats %v; name one with -format if it is one of them", decode.Formats())}}})
 		}
 		format = f
@@ -239,7 +241,7 @@ func (s *source) read(ctx context.Context, path string) error {
 		return s.readLines(ctx, path, r)
 	}
 	dec, _ := decode.DecoderFor(format)
-	return s.send(ctx, &fileJob{seq: s.seq, maxLine: s.cfg.MaxLineBytes, source: path, format: format, dec: dec, r: &countingReader{r: r, src: s}, close: closeFn})
+	return s.send(ctx, &fileJob{rd: s.rd, seq: s.seq, maxLine: s.cfg.MaxLineBytes, source: path, format: format, dec: dec, r: &countingReader{r: r, src: s}, close: closeFn})
 }
 
 // ReasonUnknownFormat is the quarantine reason of a file that matches no
@@ -265,13 +267,13 @@ const chunkBytes = 4 << 20
 // readLines cuts a wire log into chunks of whole lines, decoded in parallel.
 func (s *source) readLines(ctx context.Context, path string, r io.Reader) error {
 	lr := decode.NewLineReader(r, s.cfg.MaxLineBytes)
-	c := &lineChunk{seq: s.seq, source: path, format: string(decode.FormatWire)}
+	c := &lineChunk{rd: s.rd, seq: s.seq, source: path, format: string(decode.FormatWire)}
 	size := 0
 	flush := func() error {
 		if err := s.send(ctx, c); err != nil {
 			return err
 		}
-		c = &lineChunk{seq: s.seq, source: path}
+		c = &lineChunk{rd: s.rd, seq: s.seq, source: path}
 		size = 0
 		return nil
 	}

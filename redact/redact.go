@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -57,75 +56,26 @@ func (p *Pseudonymizer) Pseudonym(v string) string {
 	return p.keyID + ":" + base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
-type rule struct {
-	name     string
-	keywords []string // lower-case; the regexp runs only when one occurs
-	re       *regexp.Regexp
-	keep     int // submatch to keep in front of the replacement (0: none)
-}
-
-var rules = []rule{
-	{name: "private_key", keywords: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`)},
-	{name: "jwt", keywords: []string{"eyj"}, re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)},
-	{name: "bearer", keywords: []string{"bearer", "basic"}, re: regexp.MustCompile(`(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{6,}`), keep: 1},
-	{name: "aws_key", keywords: []string{"akia", "asia"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{name: "github_token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,})`)},
-	{name: "slack_token", keywords: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{name: "stripe_key", keywords: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}`)},
-	{name: "api_key", keywords: []string{"sk-", "ck_pat_"}, re: regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|ck_pat_[A-Za-z0-9_]{6,})`)},
-	{name: "assignment", keywords: []string{"key", "token", "secret", "password", "passwd", "pwd", "auth", "cookie", "session"},
-		re: regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?key|secret[_-]?key|client[_-]?secret|[a-z_]*token|secret|password|passwd|pwd|authorization|cookie|session[_-]?id)\\?["']?\s*[:=]\s*\\?["']?)([^\s"'&,;{}\\]{4,})`), keep: 1},
-	// Headers written as {"name": "...", "value": "..."} pairs (HAR,
-	// Inspector): the value of a credential-bearing header, whatever it
-	// looks like.
-	{name: "header", keywords: []string{`"value"`},
-		re: regexp.MustCompile(`(?i)("name"\s*:\s*"(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token|mcp-session-id|[a-z0-9-]*(?:token|secret|password|key))"\s*,\s*"value"\s*:\s*")(?:[^"\\]|\\.)*`), keep: 1},
-	{name: "email", keywords: []string{"@"}, re: regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)},
-}
-
-// Mask replaces secret-shaped substrings of s with [REDACTED:rule]. A keyword
-// prefilter decides which rules' regular expressions run at all.
-func Mask(s string) string {
-	if s == "" {
-		return s
-	}
-	lower := strings.ToLower(s)
-	for i := range rules {
-		r := &rules[i]
-		hit := false
-		for _, k := range r.keywords {
-			if strings.Contains(lower, k) {
-				hit = true
-				break
-			}
-		}
-		if !hit {
-			continue
-		}
-		repl := "[REDACTED:" + r.name + "]"
-		if r.keep > 0 {
-			repl = "${" + fmt.Sprint(r.keep) + "}" + repl
-		}
-		ns := r.re.ReplaceAllString(s, repl)
-		if ns != s {
-			s = ns
-			lower = strings.ToLower(s)
-		}
-	}
-	return s
-}
-
 // Excerpt returns at most max runes of b as printable text: invalid UTF-8
 // becomes U+FFFD, control characters are escaped, and secrets are masked
 // (before clipping, so a secret cut in half is still found).
-func Excerpt(b []byte, max int) string {
+func Excerpt(b []byte, max int) string { return ExcerptWith(b, max, nil) }
+
+// ExcerptWith is Excerpt, counting what the detectors replaced in st (which
+// may be nil).
+func ExcerptWith(b []byte, max int, st *Stats) string {
 	// Mask a bounded window, larger than the excerpt, so that a token
-	// straddling the cut is seen whole.
+	// straddling the cut is seen whole: the window ends at a blank or a
+	// quote after the cut, if there is one within 4 KiB.
 	window := b
-	if len(window) > 4*max+256 {
-		window = window[:4*max+256]
+	if cut := 4*max + 256; len(window) > cut {
+		end := cut
+		for end < len(window) && end < cut+4096 && !isWindowEnd(window[end]) {
+			end++
+		}
+		window = window[:end]
 	}
-	s := Mask(strings.ToValidUTF8(string(window), "\uFFFD"))
+	s := MaskWith(strings.ToValidUTF8(string(window), "\uFFFD"), st)
 	var sb strings.Builder
 	n := 0
 	for _, r := range s {
@@ -156,4 +106,8 @@ func Excerpt(b []byte, max int) string {
 		n += w
 	}
 	return sb.String()
+}
+
+func isWindowEnd(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\''
 }

@@ -40,6 +40,11 @@ type Exchange struct {
 	Reason          string    `parquet:"reason"`
 	ErrorCode       *int64    `parquet:"error_code,optional"`
 	ErrorMessage    *string   `parquet:"error_message,optional"`
+	ErrorData       *string   `parquet:"error_data,optional"`
+	ToolErrorText   *string   `parquet:"tool_error_text,optional"`
+	URL             *string   `parquet:"url,optional"`
+	ArgumentsHash   *string   `parquet:"arguments_hash,optional"`
+	ArgumentsShape  *string   `parquet:"arguments_shape,optional"`
 	ErrorType       *string   `parquet:"error_type,optional,dict"`
 	ResultType      *string   `parquet:"result_type,optional,dict"`
 	IsError         *bool     `parquet:"is_error,optional"`
@@ -72,9 +77,12 @@ type Exchange struct {
 	ServerStatuses  []int32  `parquet:"server_http_statuses,list"`
 	ClockSkewMS     *float64 `parquet:"clock_skew_ms,optional"`
 
-	// Not written: what the merge of client and server views matches on.
+	// Not written: what the merge of client and server views matches on,
+	// and the tool arguments as sent (redaction turns them into
+	// arguments_hash and arguments_shape, then drops them).
 	MatchHash uint64 `parquet:"-"`
 	ConvKey   string `parquet:"-"`
+	Arguments []byte `parquet:"-"`
 }
 
 // Quarantine is one row of the quarantine table: an input record that could

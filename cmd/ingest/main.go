@@ -43,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
+	policyFile := fs.String("redact-policy", "", "YAML redaction policy: keep, pseudonymize, mask, truncate(N) or drop per output field (default: a safe built-in policy)")
+	printPolicy := fs.Bool("print-policy", false, "print the effective redaction policy and exit")
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "end a conversation after this long without activity, in the logs' own time (0: only on DELETE or at the end)")
 	lateness := fs.Duration("lateness", 10*time.Minute, "flag exchanges of records this far behind the newest time seen (0: never)")
 	merge := fs.String("merge", "auto", "merge client-side and server-side rows of the same exchanges: auto (when both sides are present), on, off")
@@ -58,6 +60,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := newLogger(stderr, *quiet)
+	policy := redact.DefaultPolicy()
+	if *policyFile != "" {
+		p, err := redact.LoadPolicy(*policyFile)
+		if err != nil {
+			log.Error().Err(err).Msg("redaction policy")
+			return 2
+		}
+		policy = p
+	}
+	if *printPolicy {
+		fmt.Fprint(stdout, policy.YAML())
+		return 0
+	}
 	inputs := fs.Args()
 	if len(inputs) == 0 {
 		if _, err := os.Stat("samples"); err != nil {
@@ -77,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // a second signal kills the process at once
 	}()
-	cfg := pipeline.Config{Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
+	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
 		RowGroupRows: *rowGroup, Pseudonyms: ps,
 		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -170,6 +185,18 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
 	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)
 	fmt.Fprintf(w, "  stray messages (no matching request): %d\n", s.Correlation.StrayMessages)
+	fmt.Fprintf(w, "  redacted:      %d values", sumCounts(s.Redactions))
+	for i, k := range sortedKeys(s.Redactions) {
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(w, "%s%s %d", sep, k, s.Redactions[k])
+	}
+	if len(s.Redactions) > 0 {
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  quarantined:   %d records\n", s.Quarantined)
 	for _, r := range sortedKeys(s.ByReason) {
 		fmt.Fprintf(w, "    %-20s %d\n", r, s.ByReason[r])
@@ -211,6 +238,14 @@ func printWritten(w io.Writer, table string, files []string) {
 	}
 	dir := filepath.Dir(filepath.Dir(files[0]))
 	fmt.Fprintf(w, "  wrote %d %s files (one per date partition) under %s\n", len(files), table, dir)
+}
+
+func sumCounts(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 func intMap(m map[string]int) map[string]int64 {

@@ -1,0 +1,94 @@
+package redact
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDefaultPolicyIsSafe(t *testing.T) {
+	p := DefaultPolicy()
+	if a := p.Action("exchanges.session_id"); a.Kind != Pseudonymize {
+		t.Errorf("session_id: %v", a)
+	}
+	if a := p.Action("exchanges.tool_error_text"); a.Kind != Drop {
+		t.Errorf("tool_error_text: %v", a)
+	}
+	if a := p.Action("exchanges.no_such_field"); a.Kind != Drop {
+		t.Errorf("an unnamed field must be dropped: %v", a)
+	}
+	for _, f := range Fields {
+		if a := p.Action(f.Name); a.Kind == Keep && f.Name != "exchanges.source" && f.Name != "quarantine.source" && f.Name != "exchanges.arguments_shape" {
+			t.Errorf("%s is kept raw by default", f.Name)
+		}
+	}
+	y := p.YAML()
+	if !strings.Contains(y, "exchanges.error_data: truncate(512)") || !strings.Contains(y, "fields:") {
+		t.Errorf("YAML:\n%s", y)
+	}
+}
+
+func TestLoadPolicyFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	p, err := LoadPolicy(write("ok.yaml", "fields:\n  exchanges.error_message: truncate(20)\n  exchanges.session_id: keep\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Action("exchanges.error_message") != (Action{Kind: Truncate, N: 20}) || p.Action("exchanges.reason").Kind != Drop {
+		t.Errorf("loaded: %v %v", p.Action("exchanges.error_message"), p.Action("exchanges.reason"))
+	}
+	key, _ := NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	rd := &Redactor{Policy: p, Pseud: key, Stats: &Stats{}}
+	if v, ok := rd.Text("exchanges.error_message", "denied for ops@example.com because the quota is exhausted"); !ok || strings.Contains(v, "ops@") || len([]rune(v)) > 21 {
+		t.Errorf("truncate: %q", v)
+	}
+	if _, ok := rd.Text("exchanges.reason", "anything"); ok {
+		t.Error("an unnamed field was kept")
+	}
+	reason := "text"
+	rd.Required("exchanges.reason", &reason)
+	if reason != "" {
+		t.Errorf("dropped required field: %q", reason)
+	}
+	for name, text := range map[string]string{
+		"unknown field":  "fields:\n  exchanges.password: keep\n",
+		"unknown action": "fields:\n  exchanges.reason: shred\n",
+		"bad truncate":   "fields:\n  exchanges.reason: truncate(-1)\n",
+		"unknown key":    "feilds:\n  exchanges.reason: keep\n",
+		"not yaml":       "fields: [\n",
+	} {
+		if _, err := LoadPolicy(write("bad.yaml", text)); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if _, err := LoadPolicy(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestArgumentsHashAndShape(t *testing.T) {
+	k1, _ := NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	k2, _ := NewPseudonymizer("k2", []byte("fedcba9876543210fedcba9876543210"))
+	a := []byte(`{"path":"/etc/passwd","opts":{"recursive":true,"depth":3},"tags":["a","b"]}`)
+	b := []byte(`{ "tags": ["a", "b"], "opts": {"depth": 3, "recursive": true}, "path": "/etc/passwd" }`)
+	c := []byte(`{"path":"/etc/shadow","opts":{"recursive":true,"depth":3},"tags":["a","b"]}`)
+	if k1.HashJSON(a) != k1.HashJSON(b) {
+		t.Error("the same arguments in another key order hash differently")
+	}
+	if k1.HashJSON(a) == k1.HashJSON(c) || k1.HashJSON(a) == k2.HashJSON(a) || !strings.HasPrefix(k1.HashJSON(a), "k1:") {
+		t.Error("hashes do not tell arguments or keys apart")
+	}
+	sh := Shape(a, nil)
+	if sh != `{"opts":{"depth":"number","recursive":"boolean"},"path":"string","tags":["string"]}` {
+		t.Errorf("shape %s", sh)
+	}
+	if strings.Contains(Shape([]byte(`{"ghp_0123456789abcdefghij0123456789ABCD":1}`), nil), "ghp_0123") {
+		t.Error("a secret used as a key survives in the shape")
+	}
+}
