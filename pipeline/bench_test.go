@@ -99,12 +99,18 @@ func BenchmarkValidateLines(b *testing.B) {
 
 // BenchmarkIngest is the whole pipeline: decode, correlate, classify, redact
 // and write Parquet.
-func BenchmarkIngest(b *testing.B) {
+func BenchmarkIngest(b *testing.B) { benchIngest(b, nil) }
+
+// BenchmarkIngestNoRedaction is the same run with every field kept: the
+// baseline for what redaction costs.
+func BenchmarkIngestNoRedaction(b *testing.B) { benchIngest(b, redact.NoRedaction()) }
+
+func benchIngest(b *testing.B, policy *redact.Policy) {
 	p, size := writeBenchLog(b, benchExchanges)
 	key, _ := redact.NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
 	b.SetBytes(size)
 	for b.Loop() {
-		sum, err := Run(context.Background(), Config{Inputs: []string{p}, OutDir: b.TempDir(), Pseudonyms: key, Log: zerolog.Nop()})
+		sum, err := Run(context.Background(), Config{Inputs: []string{p}, OutDir: b.TempDir(), Pseudonyms: key, Policy: policy, Log: zerolog.Nop()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -220,3 +220,13 @@ func (r *Redactor) Required(field string, v *string) {
 	s, _ := r.Text(field, *v)
 	*v = s
 }
+
+// NoRedaction keeps every field as it is. It exists to measure what
+// redaction costs (bench/run.sh); ingest never uses it.
+func NoRedaction() *Policy {
+	p := &Policy{actions: map[string]Action{}, Origin: "no redaction (measurement only)"}
+	for _, f := range Fields {
+		p.actions[f.Name] = Action{Kind: Keep}
+	}
+	return p
+}
