@@ -162,9 +162,13 @@ func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 	return obs, lineErr(ReasonMissingField, `a record needs an "http" or a "stdio" object`)
 }
 
+// clipStr bounds a bad value quoted in a quarantine detail. The bound is
+// generous on purpose: details are masked after this, and a secret cut short
+// here could fall below what its detector recognises; the redaction policy
+// shortens details afterwards.
 func clipStr(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if len(s) > 256 {
+		return strings.ToValidUTF8(s[:256], "") + "…"
 	}
 	return s
 }

@@ -78,7 +78,7 @@ var Fields = []struct {
 	{"exchanges.scenario", MaskAction, "server-side scenario name"},
 	{"exchanges.arguments_shape", Keep, "tool argument names and value types, never values"},
 	{"quarantine.source", Keep, "input file path"},
-	{"quarantine.detail", MaskAction, "what was wrong with the record"},
+	{"quarantine.detail", "truncate(200)", "what was wrong with the record"},
 	{"quarantine.excerpt", "truncate(160)", "the start of the record"},
 }
 

@@ -415,3 +415,37 @@ func TestCorrelationColumns(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactionPolicyFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-print-policy"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "exchanges.session_id: pseudonymize") ||
+		!strings.Contains(stdout.String(), "exchanges.tool_error_text: drop") {
+		t.Fatalf("print-policy exit %d:\n%s", code, stdout.String())
+	}
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	os.WriteFile(policy, []byte("fields:\n  exchanges.tool_error_text: mask\n  exchanges.method: keep\n"), 0o644)
+	stdout.Reset()
+	if code := run([]string{"-redact-policy", policy, "-print-policy"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "exchanges.error_message: drop") {
+		t.Fatalf("a loaded policy must drop what it does not name:\n%s", stdout.String())
+	}
+	out := t.TempDir()
+	stdout.Reset()
+	if code := run([]string{"-out", out, "-quiet", "-redact-policy", policy, "../../samples/seed/client.ndjson"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "redacted:") {
+		t.Errorf("summary lacks the redaction counts:\n%s", stdout.String())
+	}
+	db, _ := sql.Open("duckdb", "")
+	defer db.Close()
+	var withText, withMessage int
+	db.QueryRow(`SELECT count(tool_error_text), count(error_message) FROM read_parquet(?)`, filepath.Join(out, "exchanges", "*", "*.parquet")).Scan(&withText, &withMessage)
+	if withText == 0 || withMessage != 0 {
+		t.Errorf("policy not applied: %d rows with tool_error_text (want >0), %d with error_message (want 0)", withText, withMessage)
+	}
+	os.WriteFile(policy, []byte("fields:\n  exchanges.pasword: keep\n"), 0o644)
+	if code := run([]string{"-redact-policy", policy, "-print-policy"}, &stdout, &stderr); code == 0 {
+		t.Error("a policy naming an unknown field was accepted")
+	}
+}
