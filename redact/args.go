@@ -35,15 +35,8 @@ func canonical(b *bytes.Buffer, v gjson.Result, depth int) {
 	}
 	switch {
 	case v.IsObject():
-		type kv struct {
-			k string
-			v gjson.Result
-		}
-		var kvs []kv
-		v.ForEach(func(k, x gjson.Result) bool { kvs = append(kvs, kv{k.Str, x}); return true })
-		sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
 		b.WriteByte('{')
-		for i, e := range kvs {
+		for i, e := range sortedMembers(v) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -87,15 +80,8 @@ func shape(b *strings.Builder, v gjson.Result, depth int, st *Stats) {
 	}
 	switch {
 	case v.IsObject():
-		type kv struct {
-			k string
-			v gjson.Result
-		}
-		var kvs []kv
-		v.ForEach(func(k, x gjson.Result) bool { kvs = append(kvs, kv{k.Str, x}); return true })
-		sort.Slice(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
 		b.WriteByte('{')
-		for i, e := range kvs {
+		for i, e := range sortedMembers(v) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -129,4 +115,17 @@ func shape(b *strings.Builder, v gjson.Result, depth int, st *Stats) {
 	default:
 		b.WriteString(`"invalid"`)
 	}
+}
+
+type member struct {
+	k string
+	v gjson.Result
+}
+
+// sortedMembers returns an object's members sorted by key.
+func sortedMembers(v gjson.Result) []member {
+	var ms []member
+	v.ForEach(func(k, x gjson.Result) bool { ms = append(ms, member{k.Str, x}); return true })
+	sort.Slice(ms, func(i, j int) bool { return ms[i].k < ms[j].k })
+	return ms
 }

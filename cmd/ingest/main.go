@@ -185,18 +185,7 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
 	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)
 	fmt.Fprintf(w, "  stray messages (no matching request): %d\n", s.Correlation.StrayMessages)
-	fmt.Fprintf(w, "  redacted:      %d values", sumCounts(s.Redactions))
-	for i, k := range sortedKeys(s.Redactions) {
-		sep := ", "
-		if i == 0 {
-			sep = " ("
-		}
-		fmt.Fprintf(w, "%s%s %d", sep, k, s.Redactions[k])
-	}
-	if len(s.Redactions) > 0 {
-		fmt.Fprint(w, ")")
-	}
-	fmt.Fprintln(w)
+	printCounts(w, "  redacted:      %d values", s.Redactions)
 	fmt.Fprintf(w, "  quarantined:   %d records\n", s.Quarantined)
 	for _, r := range sortedKeys(s.ByReason) {
 		fmt.Fprintf(w, "    %-20s %d\n", r, s.ByReason[r])
@@ -206,18 +195,7 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	if !s.Balanced() {
 		status = "MISMATCH"
 	}
-	fmt.Fprintf(w, "  skipped:       %d records", s.SkippedTotal())
-	for i, k := range sortedKeys(s.Skipped) {
-		sep := ", "
-		if i == 0 {
-			sep = " ("
-		}
-		fmt.Fprintf(w, "%s%s %d", sep, k, s.Skipped[k])
-	}
-	if len(s.Skipped) > 0 {
-		fmt.Fprint(w, ")")
-	}
-	fmt.Fprintln(w)
+	printCounts(w, "  skipped:       %d records", s.Skipped)
 	fmt.Fprintf(w, "  conservation:  %d records = %d observations + %d quarantined + %d skipped  [%s]\n",
 		s.Records, s.Observations, s.Quarantined, s.SkippedTotal(), status)
 	fmt.Fprintf(w, "                 %d observations = %d in exchanges + %d notification-only + %d stray + %d stderr + %d other\n",
@@ -238,6 +216,22 @@ func printWritten(w io.Writer, table string, files []string) {
 	}
 	dir := filepath.Dir(filepath.Dir(files[0]))
 	fmt.Fprintf(w, "  wrote %d %s files (one per date partition) under %s\n", len(files), table, dir)
+}
+
+// printCounts writes a total and its breakdown: "label (a 1, b 2)".
+func printCounts(w io.Writer, label string, m map[string]int64) {
+	fmt.Fprintf(w, label, sumCounts(m))
+	for i, k := range sortedKeys(m) {
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(w, "%s%s %d", sep, k, m[k])
+	}
+	if len(m) > 0 {
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintln(w)
 }
 
 func sumCounts(m map[string]int64) int64 {
