@@ -423,6 +423,8 @@ func RedactExchange(e schema.Exchange, rd *redact.Redactor) schema.Exchange {
 	rd.Optional("exchanges.jsonrpc_id", &e.JSONRPCID)
 	rd.Optional("exchanges.url", &e.URL)
 	rd.Optional("exchanges.content_type", &e.ContentType)
+	rd.Optional("exchanges.protocol_version", &e.ProtocolVersion)
+	rd.Optional("exchanges.result_type", &e.ResultType)
 	rd.Optional("exchanges.error_message", &e.ErrorMessage)
 	rd.Optional("exchanges.error_data", &e.ErrorData)
 	rd.Optional("exchanges.error_type", &e.ErrorType)

@@ -69,6 +69,8 @@ var Fields = []struct {
 	{"exchanges.jsonrpc_id", MaskAction, "JSON-RPC id"},
 	{"exchanges.url", MaskAction, "request URL (query strings included)"},
 	{"exchanges.content_type", MaskAction, "response media type"},
+	{"exchanges.protocol_version", MaskAction, "MCP protocol version, as the log states it"},
+	{"exchanges.result_type", MaskAction, "resultType, as the server sent it"},
 	{"exchanges.error_message", MaskAction, "JSON-RPC error message"},
 	{"exchanges.error_data", "truncate(512)", "JSON-RPC error data, as JSON text"},
 	{"exchanges.error_type", MaskAction, "error type (a code, tool_error, or what a span reported)"},
