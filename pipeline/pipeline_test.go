@@ -289,3 +289,23 @@ func TestInputsCompressionGlobsStdinAndUnknownFormats(t *testing.T) {
 		t.Errorf("forced wire format: %v %+v", err, forced)
 	}
 }
+
+func TestPseudonymsDoNotDependOnWorkers(t *testing.T) {
+	pseudonyms := func(workers int) string {
+		out := t.TempDir()
+		if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{"../samples/har", "../samples/correlation"}, OutDir: out, Workers: workers,
+			Pseudonyms: testKey(t), Log: zerolog.Nop()}); err != nil {
+			t.Fatal(err)
+		}
+		var s string
+		if err := duck(t).QueryRow(`SELECT string_agg(session_id || '/' || coalesce(arguments_hash, ''), ',' ORDER BY exchange_id) FROM read_parquet(?)`,
+			filepath.Join(out, "exchanges", "*", "*.parquet")).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	one, four := pseudonyms(1), pseudonyms(4)
+	if one == "" || one != four || !strings.Contains(one, "k1:") {
+		t.Errorf("pseudonyms differ between 1 and 4 workers:\n%.200s\n%.200s", one, four)
+	}
+}
