@@ -310,7 +310,7 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 	}
 	nullIDError := errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
 	if !nullIDError && !SameID(m.ID, ev.ID) {
-		reason := "response id " + idText(m.ID) + " does not match request id " + idText(ev.ID)
+		reason := "response id does not match the request id" // values stay in their columns, where the policy applies
 		return Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
 	}
 	if errv.Exists() {
@@ -330,18 +330,6 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 			ErrorCode: &code, ErrorMessage: msg.Str, ErrorType: strconv.FormatInt(code, 10), Judged: m}
 	}
 	return judgeResult(ev, res, m)
-}
-
-func idText(id schema.ID) string {
-	switch id.Type {
-	case schema.IDString:
-		return strconv.Quote(id.Text)
-	case schema.IDNumber:
-		return id.Text
-	case schema.IDAbsent:
-		return "(absent)"
-	}
-	return id.Type.String()
 }
 
 func isInteger(v gjson.Result) bool {
@@ -406,7 +394,7 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 		}
 		return Verdict{Outcome: InputRequired, Reason: "server asks for more input (MRTR)", ResultType: resultType, Judged: m}
 	default:
-		v := invalidResult(method, "unknown resultType "+strconv.Quote(resultType), m)
+		v := invalidResult(method, "unknown resultType", m)
 		v.ResultType = resultType
 		return v
 	}
@@ -574,7 +562,7 @@ func judgeReported(ev *Evidence) Verdict {
 	case r.ErrorType == "timeout":
 		return Verdict{Outcome: NoResponse, Reason: "timed out (as reported by the log)", ErrorType: "timeout", ErrorMessage: r.Message}
 	case r.ErrorType != "":
-		return Verdict{Outcome: Unknown, Reason: "the log reports error.type " + strconv.Quote(r.ErrorType) + " without a response",
+		return Verdict{Outcome: Unknown, Reason: "the log reports an error.type without a response",
 			ErrorType: r.ErrorType, ErrorMessage: r.Message}
 	case r.Failed:
 		return Verdict{Outcome: Unknown, Reason: "the log reports a failure without saying which layer", ErrorMessage: r.Message}

@@ -137,7 +137,12 @@ func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 	obs.Connection = f.conn.String()
 	obs.SessionID = f.session.String()
 	obs.ProtocolVersion = f.version.String()
-	obs.Trigger = f.trigger.String()
+	switch t := f.trigger.String(); t {
+	case "", schema.TriggerSDK, schema.TriggerApplication, schema.TriggerManual:
+		obs.Trigger = t
+	default:
+		return obs, lineErr(ReasonBadValue, `"trigger" must be sdk, application or manual, not %q`, clipStr(t))
+	}
 	obs.Scenario = f.scenario.String()
 	switch t := f.transport.String(); t {
 	case "streamable-http", "http+sse", "stdio":
@@ -167,8 +172,8 @@ func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 // here could fall below what its detector recognises; the redaction policy
 // shortens details afterwards.
 func clipStr(s string) string {
-	if len(s) > 256 {
-		return strings.ToValidUTF8(s[:256], "") + "…"
+	if len(s) > 4096 {
+		return strings.ToValidUTF8(s[:4096], "") + "…"
 	}
 	return s
 }

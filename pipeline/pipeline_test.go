@@ -309,3 +309,67 @@ func TestPseudonymsDoNotDependOnWorkers(t *testing.T) {
 		t.Errorf("pseudonyms differ between 1 and 4 workers:\n%.200s\n%.200s", one, four)
 	}
 }
+
+// TestLeaksFoundInReview covers secrets a review found in places the canary
+// did not plant them: a free-text trigger, values quoted in reasons, a token
+// behind a long JWT in a quarantine detail, escaped line breaks before a
+// credential, and credentials in a URL's user information.
+func TestLeaksFoundInReview(t *testing.T) {
+	jwt := "eyJhbGciOiJIUzI1NiJ9." + strings.Repeat("eyJzdWIiOiIxMjM0NTY3ODkwIn0", 8) + ".c2lnbmF0dXJlX2hlcmVfbG9uZw"
+	secrets := []string{"ghp_Q9xK2mVb7LpR4tWz8Nc3Hd6Ys1Ua5Fe0Ji", "Zx81Kq0Pw93Lm27Vn46Bc15Qa", "Pq7Wn3Lk9Zx2Vb8M", "acct-77813-alice", "s3cr3tPassw0rd42"}
+	lines := []string{
+		// trigger with free text
+		`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00Z","side":"client","trigger":"retry by bot ghp_Q9xK2mVb7LpR4tWz8Nc3Hd6Ys1Ua5Fe0Ji","http":{"request":{"method":"POST","body":"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{}}"},"response":{"status":200,"body":"{}"}}}`,
+		// a response id that is a secret, and an unknown resultType that is one
+		`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:01Z","side":"client","connection":"a","http":{"request":{"method":"POST","url":"http://admin:s3cr3tPassw0rd42@localhost:8080/mcp","body":"{\"jsonrpc\":\"2.0\",\"id\":\"acct-77813-alice\",\"method\":\"tools/call\",\"params\":{}}"},"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":\"Zx81Kq0Pw93Lm27Vn46Bc15Qa\",\"result\":{\"content\":[]}}"}}}`,
+		// a bad side value: a long JWT, then a token
+		`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:02Z","side":"Bearer ` + jwt + ` ghp_Q9xK2mVb7LpR4tWz8Nc3Hd6Ys1Ua5Fe0Ji","http":{"request":{"method":"POST"},"response":{"status":200}}}`,
+		// garbage with escaped line breaks before credentials
+		`{"note":"x\nBearer Pq7Wn3Lk9Zx2Vb8M\r\nAuthorization: Token Pq7Wn3Lk9Zx2Vb8M", "broken`,
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.ndjson")
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	out := t.TempDir()
+	var logs bytes.Buffer
+	policy, err := redact.LoadPolicy(writePolicy(t, "fields:\n  exchanges.reason: mask\n  exchanges.url: mask\n  quarantine.detail: truncate(200)\n  quarantine.excerpt: truncate(160)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{p}, OutDir: out, Pseudonyms: testKey(t), Policy: policy, Log: zerolog.New(&logs)})
+	if err != nil || !sum.Balanced() || sum.ByReason["bad_value"] != 2 || sum.Exchanges != 1 {
+		t.Fatalf("run: %v %+v", err, sum)
+	}
+	var all strings.Builder
+	all.WriteString(logs.String())
+	for _, table := range []string{"exchanges", "quarantine"} {
+		rows, err := duck(t).Query(`SELECT COLUMNS(*)::VARCHAR FROM read_parquet(?)`, filepath.Join(out, table, "*", "*.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			rows.Scan(ptrs...)
+			for _, v := range vals {
+				all.WriteString(v.String + "\n")
+			}
+		}
+		rows.Close()
+	}
+	for _, s := range secrets {
+		if strings.Contains(all.String(), s) || strings.Contains(all.String(), s[:12]) {
+			t.Errorf("%s (or its first 12 characters) reached the output", s)
+		}
+	}
+}
+
+func writePolicy(t *testing.T, text string) string {
+	p := filepath.Join(t.TempDir(), "policy.yaml")
+	os.WriteFile(p, []byte(text), 0o644)
+	return p
+}

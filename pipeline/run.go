@@ -421,6 +421,10 @@ func RedactExchange(e schema.Exchange, rd *redact.Redactor) schema.Exchange {
 	rd.Required("exchanges.method", &e.Method)
 	rd.Optional("exchanges.tool_name", &e.ToolName)
 	rd.Optional("exchanges.jsonrpc_id", &e.JSONRPCID)
+	if e.URL != nil && rd.Policy.Action("exchanges.url").Kind != redact.Keep {
+		u := redact.SanitizeURL(*e.URL, rd.Pseud, rd.Stats)
+		e.URL = &u
+	}
 	rd.Optional("exchanges.url", &e.URL)
 	rd.Optional("exchanges.content_type", &e.ContentType)
 	rd.Optional("exchanges.protocol_version", &e.ProtocolVersion)

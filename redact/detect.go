@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -217,7 +218,9 @@ func Rules() []string {
 // Stats counts, per rule, how many values the detectors replaced; never the
 // values. The zero value is ready to use and it is safe for concurrent use.
 type Stats struct {
-	n [maxDetectors]atomic.Int64
+	n     [maxDetectors]atomic.Int64
+	mu    sync.Mutex
+	named map[string]int64 // structural redactions (URL parts) counted by name
 }
 
 const maxDetectors = 64 // the prefilter keeps a bit per detector
@@ -240,7 +243,25 @@ func (st *Stats) Counts() map[string]int64 {
 			m[detectors[i].name] += n
 		}
 	}
+	st.mu.Lock()
+	for k, n := range st.named {
+		m[k] += n
+	}
+	st.mu.Unlock()
 	return m
+}
+
+// addNamed counts a redaction made outside the detectors.
+func (st *Stats) addNamed(name string) {
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	if st.named == nil {
+		st.named = map[string]int64{}
+	}
+	st.named[name]++
+	st.mu.Unlock()
 }
 
 // Mask replaces secret-shaped substrings of s with [REDACTED:rule]. A keyword

@@ -92,3 +92,25 @@ func TestArgumentsHashAndShape(t *testing.T) {
 		t.Error("a secret used as a key survives in the shape")
 	}
 }
+
+func TestSanitizeURL(t *testing.T) {
+	key, _ := NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	st := &Stats{}
+	cases := []struct{ in, mustNot, must string }{
+		{"http://admin:4827@localhost:8080/mcp", "4827", "localhost:8080/mcp"},
+		{"https://a8f3c9d2e1b4f6a7c8d9e0f1@10.0.0.5/mcp", "a8f3c9d2", "10.0.0.5/mcp"},
+		{"https://mcp.example.com/messages?sessionId=88213377", "88213377", "sessionId="},
+		{"https://actions.zapier.com/api/mcp/s/Zk3q9XbW2mLp7Rt4Vn8Yc1Hd/mcp", "Zk3q9XbW2mLp7Rt4Vn8Yc1Hd", "/api/mcp/s/"},
+		{"https://h/mcp?cursor=2&state=xY7kP2qLm9Rt4Vn8Zc3B", "xY7kP2qLm9Rt4Vn8Zc3B", "cursor=2"},
+		{"https://h/v1/report-2026/mcp?q=weather", "", "report-2026"},
+	}
+	for _, c := range cases {
+		got := SanitizeURL(c.in, key, st)
+		if (c.mustNot != "" && strings.Contains(got, c.mustNot)) || !strings.Contains(got, c.must) {
+			t.Errorf("SanitizeURL(%s) = %s", c.in, got)
+		}
+	}
+	if st.Counts()["url_userinfo"] != 2 || st.Counts()["url_path"] != 1 {
+		t.Errorf("counts %v", st.Counts())
+	}
+}

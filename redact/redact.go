@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -61,6 +62,9 @@ func (p *Pseudonymizer) Pseudonym(v string) string {
 // (before clipping, so a secret cut in half is still found).
 func Excerpt(b []byte, max int) string { return ExcerptWith(b, max, nil) }
 
+// escapedBreak is a JSON escape for a line break or a tab.
+var escapedBreak = regexp.MustCompile(`\\[nrt]`)
+
 // ExcerptWith is Excerpt, counting what the detectors replaced in st (which
 // may be nil).
 func ExcerptWith(b []byte, max int, st *Stats) string {
@@ -75,7 +79,10 @@ func ExcerptWith(b []byte, max int, st *Stats) string {
 		}
 		window = window[:end]
 	}
-	s := MaskWith(strings.ToValidUTF8(string(window), "\uFFFD"), st)
+	// Raw JSON text writes line breaks and tabs as escapes (\n): give the
+	// detectors the word boundary a real line break would give them.
+	text := escapedBreak.ReplaceAllString(strings.ToValidUTF8(string(window), "\uFFFD"), "$0 ")
+	s := MaskWith(text, st)
 	var sb strings.Builder
 	n := 0
 	for _, r := range s {

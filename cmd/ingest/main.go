@@ -150,11 +150,17 @@ func pseudonymizer(file, keyID string, log zerolog.Logger) (*redact.Pseudonymize
 		log.Warn().Msg("no pseudonym key given (-pseudonym-key-file or MCPTRACE_PSEUDONYM_KEY): using a random key for this run, so session pseudonyms will not join across runs")
 		return redact.RandomPseudonymizer(), nil
 	}
-	s := strings.TrimSpace(string(raw))
-	if b, err := hex.DecodeString(s); err == nil && len(b) >= 16 {
-		return redact.NewPseudonymizer(keyID, b)
+	// A key written as hex is decoded and must give 16 bytes or more; any
+	// other key is used as it is (only a trailing line break is dropped).
+	if s := strings.TrimSpace(string(raw)); len(s) > 0 && len(s)%2 == 0 {
+		if b, err := hex.DecodeString(s); err == nil {
+			if len(b) < 16 {
+				return nil, fmt.Errorf("the pseudonym key is %d bytes of hex; use at least 16 random bytes (32 hex digits)", len(b))
+			}
+			return redact.NewPseudonymizer(keyID, b)
+		}
 	}
-	return redact.NewPseudonymizer(keyID, []byte(s))
+	return redact.NewPseudonymizer(keyID, []byte(strings.TrimRight(string(raw), "\r\n")))
 }
 
 func humanBytes(n int64) string {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -447,5 +448,31 @@ func TestRedactionPolicyFlags(t *testing.T) {
 	os.WriteFile(policy, []byte("fields:\n  exchanges.pasword: keep\n"), 0o644)
 	if code := run([]string{"-redact-policy", policy, "-print-policy"}, &stdout, &stderr); code == 0 {
 		t.Error("a policy naming an unknown field was accepted")
+	}
+}
+
+func TestPseudonymKeys(t *testing.T) {
+	log := newLogger(io.Discard, true)
+	dir := t.TempDir()
+	key := func(text string) error {
+		p := filepath.Join(dir, "key")
+		os.WriteFile(p, []byte(text), 0o600)
+		_, err := pseudonymizer(p, "k1", log)
+		return err
+	}
+	if err := key("00112233445566778899aabbccddeeff\n"); err != nil {
+		t.Errorf("a 16-byte hex key: %v", err)
+	}
+	if err := key("0011223344556677"); err == nil {
+		t.Error("an 8-byte hex key was accepted")
+	}
+	if err := key("a raw passphrase of enough length\n"); err != nil {
+		t.Errorf("a raw key: %v", err)
+	}
+	if err := key("short"); err == nil {
+		t.Error("a 5-byte key was accepted")
+	}
+	if _, err := pseudonymizer(filepath.Join(dir, "missing"), "k1", log); err == nil {
+		t.Error("a missing key file was accepted")
 	}
 }
