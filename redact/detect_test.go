@@ -48,6 +48,11 @@ var detectorCases = map[string][]detCase{
 		{"SLACK_TOKEN=xoxp-2718281828-3141592653-5772156649-abcdef0123456789abcdef0123456789", "abcdef0123456789abcdef0123456789"},
 		{"app token xapp-1-A0123456789-1234567890123-abcdef0123456789", "A0123456789-1234567890123"},
 	},
+	"webhook": {
+		{"posted to https://discord.com/api/webhooks/123456789012345678/Kx9_abcDEFghiJKLmnoPQRstuVWXyz0123456789", "Kx9_abcDEFghiJKLmnoPQRstu"},
+		{"GET https://api.telegram.org/bot123456789:AAH9xYzAbCdEfGhIjKlMnOpQrStUvWxYz12/sendMessage", "AAH9xYzAbCdEfGhIjKlMnOpQ"},
+		{"https://acme.webhook.office.com/webhookb2/3f2a1b0c-aaaa-bbbb-cccc-1234567890ab@deadbeef/IncomingWebhook/abc", "3f2a1b0c-aaaa-bbbb-cccc"},
+	},
 	"slack_webhook": {
 		{"POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX failed", "B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"},
 	},

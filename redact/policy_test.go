@@ -114,3 +114,16 @@ func TestSanitizeURL(t *testing.T) {
 		t.Errorf("counts %v", st.Counts())
 	}
 }
+
+func TestMoreShapes(t *testing.T) {
+	for _, c := range []struct{ in, secret string }{
+		{"posted to https://discord.com/api/webhooks/123456789012345678/Kx9_abcDEFghiJKLmnoPQRstuVWXyz0123456789", "Kx9_abcDEFghiJKLmnoPQRstu"},
+		{"GET https://api.telegram.org/bot123456789:AAH9xYzAbCdEfGhIjKlMnOpQrStUvWxYz12/sendMessage", "AAH9xYzAbCdEfGhIjKlMnOpQ"},
+		{"https://acme.webhook.office.com/webhookb2/3f2a1b0c-aaaa-bbbb-cccc-1234567890ab@deadbeef/IncomingWebhook/abc", "3f2a1b0c-aaaa-bbbb-cccc"},
+		{"command failed: curl -u deploy:Winter2024!x https://ci.example/api", "Winter2024!x"},
+	} {
+		if got := Mask(c.in); strings.Contains(got, c.secret) {
+			t.Errorf("Mask(%q) = %q", c.in, got)
+		}
+	}
+}
