@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/base64"
@@ -10,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"mcptrace/correlate"
 	"mcptrace/schema"
 )
 
@@ -566,63 +563,6 @@ func TestHARBOMAndDetectOnDecoder(t *testing.T) {
 	}
 }
 
-// TestHARSamplesEndToEnd runs the samples through the correlator and checks
-// every exchange against the table in samples/har/README.md.
-func TestHARSamplesEndToEnd(t *testing.T) {
-	type row struct{ file, line, side, method, id, outcome, layer, posts, statuses, retry string }
-	f, err := os.Open(filepath.Join(harSamples, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var want []row
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		switch {
-		case l == "<!-- expectations:begin -->":
-			in = true
-		case l == "<!-- expectations:end -->":
-			in = false
-		case in && strings.HasPrefix(l, "| har/"):
-			c := strings.Split(strings.Trim(l, "|"), "|")
-			for i := range c {
-				c[i] = strings.TrimSpace(c[i])
-			}
-			want = append(want, row{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]})
-		}
-	}
-	var got []row
-	for _, name := range []string{"mitmproxy.har", "mitmproxy-batch.har", "devtools.har", "mitmproxy.zhar"} {
-		c := decodeHARSample(t, name)
-		cor := correlate.New(func(x *schema.Exchange) {
-			var st []string
-			for _, s := range x.HTTPStatuses {
-				st = append(st, strconv.Itoa(int(s)))
-			}
-			id := ""
-			if x.JSONRPCID != nil {
-				id = *x.JSONRPCID
-				if x.JSONRPCIDType != nil && *x.JSONRPCIDType == "string" {
-					id = strconv.Quote(id)
-				}
-			}
-			got = append(got, row{x.Source, strconv.FormatInt(x.SourceLine, 10), x.Sides, x.Method, id, x.Outcome, x.Layer,
-				strconv.Itoa(int(x.PostCount)), "[" + strings.Join(st, ",") + "]", x.RetryOrigin})
-		})
-		for _, o := range c.obs {
-			cor.Add(o)
-		}
-		cor.Flush()
-	}
-	key := func(r row) string { return r.file + "|" + fmt.Sprintf("%4s", r.line) + "|" + r.id + "|" + r.method }
-	sort.Slice(want, func(i, j int) bool { return key(want[i]) < key(want[j]) })
-	sort.Slice(got, func(i, j int) bool { return key(got[i]) < key(got[j]) })
-	if len(want) == 0 || fmt.Sprint(want) != fmt.Sprint(got) {
-		t.Errorf("exchanges differ from samples/har/README.md\nwant %d:\n%s\ngot %d:\n%s", len(want), rowsText(want), len(got), rowsText(got))
-	}
-}
 
 func rowsText[T any](rs []T) string {
 	var b strings.Builder
