@@ -563,7 +563,6 @@ func TestHARBOMAndDetectOnDecoder(t *testing.T) {
 	}
 }
 
-
 func rowsText[T any](rs []T) string {
 	var b strings.Builder
 	for _, r := range rs {

@@ -386,18 +386,7 @@ func cnLuhnCheckDigit(payload string) byte {
 }
 
 func cnLuhnValid(d string) bool {
-	sum, dbl := 0, false
-	for i := len(d) - 1; i >= 0; i-- {
-		x := int(d[i] - '0')
-		if dbl {
-			if x *= 2; x > 9 {
-				x -= 9
-			}
-		}
-		sum += x
-		dbl = !dbl
-	}
-	return sum%10 == 0
+	return len(d) > 1 && cnLuhnCheckDigit(d[:len(d)-1]) == d[len(d)-1]
 }
 
 // cnGroupDigits writes a card number as printed: 4-6-5 for 15 digits, else
