@@ -157,31 +157,23 @@ func isClaudeLifecycle(msg []byte) bool {
 }
 
 func sniffClaude(head []byte) bool {
-	head = trimBOM(head)
-	for len(head) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			line, head = head, nil
-		}
+	found := false
+	headLines(head, func(line []byte) bool {
 		_, k, ok := claudeTimestamp(line)
 		if !ok {
-			continue
+			return true
 		}
 		// A frame, a lifecycle message, or the error Claude Desktop writes
 		// when a server pollutes stdout, anywhere in the first 64 KiB: a log
 		// may open with a long run of stderr.
 		ce, ok := parseClaudeEntry(bytes.TrimRight(line[k:], "\r"))
-		if !ok {
-			continue
+		if ok && (bytes.HasPrefix(ce.msg, []byte(claudeFromClient)) || bytes.HasPrefix(ce.msg, []byte(claudeFromServer)) ||
+			isClaudeLifecycle(ce.msg) || bytes.Contains(ce.msg, []byte("is not valid JSON"))) {
+			found = true
 		}
-		if bytes.HasPrefix(ce.msg, []byte(claudeFromClient)) || bytes.HasPrefix(ce.msg, []byte(claudeFromServer)) ||
-			isClaudeLifecycle(ce.msg) || bytes.Contains(ce.msg, []byte("is not valid JSON")) {
-			return true
-		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // opensEntry reports whether an entry's first line leaves a Node-inspect

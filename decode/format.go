@@ -112,25 +112,37 @@ func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"
 // FirstLine returns the first non-blank line of head (possibly cut short at
 // the end of head).
 func FirstLine(head []byte) []byte {
-	for len(head) > 0 {
-		i := bytes.IndexByte(head, '\n')
-		var line []byte
-		if i < 0 {
-			line, head = head, nil
-		} else {
-			line, head = head[:i], head[i+1:]
+	var first []byte
+	headLines(head, func(line []byte) bool {
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			first = line
+			return false
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) > 0 {
-			return line
+		return true
+	})
+	return first
+}
+
+// headLines calls fn with each line of a sniff head (a byte order mark
+// dropped, the last line possibly cut short) until fn returns false.
+func headLines(head []byte, fn func(line []byte) bool) {
+	head = trimBOM(head)
+	for len(head) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			line, head = head, nil
+		}
+		if !fn(line) {
+			return
 		}
 	}
-	return nil
 }
 
 func init() {
 	register(FormatWire, 10, func(head []byte) bool {
-		l := FirstLine(trimBOM(head))
+		l := FirstLine(head)
 		return len(l) > 0 && l[0] == '{' && bytes.Contains(l, []byte(`"mcptrace"`))
 	}, decodeWireFile)
 }
@@ -139,20 +151,13 @@ func init() {
 // wire logs into chunks decoded in parallel; this is the same decoding for a
 // caller that has one reader.
 func decodeWireFile(source string, r io.Reader, e Emitter) error {
-	return eachLine(source, r, MaxLine(e), func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
-		switch {
-		case tooLong:
-			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
-		case IsBlank(line):
-			e.Skip(pos, "blank")
-		default:
-			o, err := WireLine(line, pos)
-			if err != nil {
-				le, _ := err.(*LineError)
-				e.Quarantine(pos, le.Reason, le.Detail, line)
-				return
-			}
-			e.Observation(&o)
+	return eachRecordLine(source, r, e, func(pos schema.Position, line []byte) {
+		o, err := WireLine(line, pos)
+		if err != nil {
+			le, _ := err.(*LineError)
+			e.Quarantine(pos, le.Reason, le.Detail, line)
+			return
 		}
+		e.Observation(&o)
 	})
 }

@@ -130,3 +130,18 @@ func eachLine(source string, r io.Reader, maxLine int, fn func(pos schema.Positi
 		fn(pos, line, tooLong, lr)
 	}
 }
+
+// eachRecordLine is eachLine for logs of one record per line: an over-long
+// line is quarantined, a blank one skipped, and fn gets every other.
+func eachRecordLine(source string, r io.Reader, e Emitter, fn func(pos schema.Position, line []byte)) error {
+	return eachLine(source, r, MaxLine(e), func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
+		switch {
+		case tooLong:
+			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
+		case IsBlank(line):
+			e.Skip(pos, "blank")
+		default:
+			fn(pos, line)
+		}
+	})
+}

@@ -55,44 +55,27 @@ func init() {
 // line that has neither), every one of them is a JSON object, and none is a
 // wire log line.
 func sniffStdioJSONL(head []byte) bool {
-	head = trimBOM(head)
-	found := false
-	for n := 0; n < 5 && len(head) > 0; {
-		var l []byte
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			l, head = bytes.TrimSpace(head[:i]), head[i+1:]
-		} else {
-			l, head = bytes.TrimSpace(head), nil
-		}
-		if len(l) == 0 {
-			continue
+	found, ok, n := false, true, 0
+	headLines(head, func(l []byte) bool {
+		if l = bytes.TrimSpace(l); len(l) == 0 {
+			return true
 		}
 		n++
-		if l[0] != '{' {
-			return false
-		}
 		keys := jscanKeys(l)
-		if keys["mcptrace"] {
+		if l[0] != '{' || keys["mcptrace"] {
+			ok = false
 			return false
 		}
 		if keys["direction"] && (keys["raw"] || keys["text"] || keys["message"] || keys["frame"]) {
 			found = true
 		}
-	}
-	return found
+		return n < 5
+	})
+	return ok && found
 }
 
 func decodeStdioJSONL(source string, r io.Reader, e Emitter) error {
-	return eachLine(source, r, MaxLine(e), func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
-		switch {
-		case tooLong:
-			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
-		case IsBlank(line):
-			e.Skip(pos, "blank")
-		default:
-			sjlLine(pos, line, e)
-		}
-	})
+	return eachRecordLine(source, r, e, func(pos schema.Position, line []byte) { sjlLine(pos, line, e) })
 }
 
 func sjlLine(pos schema.Position, line []byte, e Emitter) {

@@ -104,29 +104,22 @@ func vscodeEntry(rest []byte) (level string, text []byte, ok bool) {
 }
 
 func sniffVSCode(head []byte) bool {
-	head = trimBOM(head)
-	for n := 0; len(head) > 0 && n < 500; n++ {
-		var line []byte
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			line, head = head, nil
-		}
+	found := false
+	headLines(head, func(line []byte) bool {
 		_, k, ok := vscodeTimestamp(line)
 		if !ok {
-			continue
+			return true
 		}
-		_, text, ok := vscodeEntry(line[k:])
-		if !ok {
-			continue
-		}
-		for _, m := range vscodeMarkers {
-			if bytes.Contains(text, []byte(m)) {
-				return true
+		if _, text, ok := vscodeEntry(line[k:]); ok {
+			for _, m := range vscodeMarkers {
+				if bytes.Contains(text, []byte(m)) {
+					found = true
+				}
 			}
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 var (
