@@ -98,7 +98,12 @@ func (m *Message) InBatch() bool { return m.BatchIndex >= 0 }
 // Observation is one HTTP transaction or one stdio frame from one side, in the
 // same form whatever the log format it came from.
 type Observation struct {
-	Pos             Position
+	Pos Position
+	// Seq is the observation's place in the run's input order (set by the
+	// pipeline, increasing, starting at 1): the order key that makes output
+	// independent of how work was spread over goroutines, and the position
+	// acknowledgements and low-water marks are expressed in.
+	Seq             int64
 	Side            Side
 	Transport       Transport
 	Time            time.Time
