@@ -199,15 +199,17 @@ func decodeClaudeFile(source string, r io.Reader, e Emitter) error {
 
 func decodeClaude(source string, r io.Reader, e Emitter, maxLine int) error {
 	d := &claudeDecoder{source: source, e: e, starts: map[string]int{}, vt: newVersionTracker()}
-	return eachLine(source, r, maxLine, func(pos schema.Position, line []byte, tooLong bool, lr *LineReader) {
-		if tooLong {
-			if _, _, ok := claudeTimestamp(lr.Head()); ok {
+	opt := LineOptionsFor(e)
+	opt.MaxLine = maxLine
+	return eachLine(source, r, opt, func(pos schema.Position, l *Line) {
+		if l.TooLong {
+			if _, _, ok := claudeTimestamp(l.Head); ok {
 				d.open = false
 			}
-			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
+			e.Quarantine(pos, l.Reason(), l.Detail, l.Head)
 			return
 		}
-		d.line(pos, line)
+		d.line(pos, l.Text)
 	})
 }
 

@@ -5,4 +5,40 @@
 // as a *LineError with a stable reason code, for the quarantine.
 //
 // Decoding is pure and safe to run on many goroutines at once.
+//
+// # One line loop
+//
+// ReadLines is the only loop over the lines of a one-record-per-line input
+// (wire, stdio JSONL, Claude Desktop, VS Code, OTLP NDJSON); the decoders
+// here use it and so does the pipeline when it cuts a wire log into chunks.
+// It drops a UTF-8 byte order mark at the start of line 1, gives each line's
+// number, byte offset and size, and reports a line over the line limit as
+// TooLong with the first KiB of it (Head) for the quarantine excerpt.
+//
+// # Limits: what one record or document may make the process hold
+//
+//   - The line limit (LineLimiter, MaxLine; DefaultMaxLine 16 MiB; ingest
+//     -max-line): a longer line is quarantined as ReasonLineTooLong and
+//     skipped up to its newline; decoding goes on.
+//   - The document limit (DocumentLimiter, MaxDocument; DefaultMaxDocument
+//     256 MiB; ingest -max-document): a whole-document input (HAR, Inspector
+//     export, a pretty-printed OTLP document) larger than it is quarantined
+//     once as ReasonDocumentTooLarge, the limit named in the detail, and
+//     decoding of that input ends; no more than the limit is ever held. The
+//     skip of an over-long line that runs past the document limit without a
+//     newline is quarantined the same way and ends the input too, so an
+//     endless input with a forced format (-format har /dev/zero, -format wire
+//     /dev/zero) ends. The document limit also caps the line limit.
+//
+// After such a record the decoder returns an error wrapping ErrLimit: the
+// record is already quarantined, and the caller must neither report it again
+// nor read the rest of the input.
+//
+// # Stopping
+//
+// An Emitter that implements Stopper is asked before each record (and
+// between reads of a whole document); once Stopped reports true the decoder
+// returns ErrStopped at once. What it emitted before stands; nothing more is
+// read. A decoder blocked in a read of a quiet pipe notices only when the
+// read returns.
 package decode

@@ -47,9 +47,11 @@ func init() {
 	register(FormatHAR, 30, sniffHAR, decodeHARFile)
 }
 
-// MaxHARBytes is the largest HAR (or other single JSON document) read; such
-// a file is one JSON document
-// and is held in memory whole.
+// MaxHARBytes was the fixed size limit of a HAR or other single JSON
+// document.
+//
+// Deprecated: the limit is the Emitter's document limit now (MaxDocument,
+// DefaultMaxDocument, ingest -max-document); nothing reads this constant.
 const MaxHARBytes = 1 << 30
 
 // maxQuarantineRaw bounds the raw bytes handed over with a quarantined entry.
@@ -92,15 +94,11 @@ func skipSpace(b []byte) []byte {
 // quarantine, or skip) per entry. A document that is not valid JSON, or has
 // no log.entries array, is one quarantined record at line 1.
 func decodeHARFile(source string, r io.Reader, e Emitter) error {
-	data, err := io.ReadAll(io.LimitReader(r, MaxHARBytes+1))
+	data, err := readDocument(source, r, e, "the HAR document")
 	if err != nil {
 		return err
 	}
 	doc := schema.Position{Source: source, Line: 1}
-	if len(data) > MaxHARBytes {
-		e.Quarantine(doc, ReasonLineTooLong, fmt.Sprintf("HAR document exceeds the %d-byte limit", MaxHARBytes), data[:excerptBytes])
-		return nil
-	}
 	data = trimBOM(data)
 	switch {
 	case IsBlank(data):
@@ -125,16 +123,27 @@ func decodeHARFile(source string, r io.Reader, e Emitter) error {
 		return nil
 	}
 	d := harDecoder{source: source, e: e, legacy: map[string]bool{}}
+	stop := stopFunc(e)
+	stopped := false
 	entries.ForEach(func(_, ent gjson.Result) bool {
+		if stopped = stop(); stopped {
+			return false
+		}
 		d.survey(ent)
 		return true
 	})
 	n := int64(0)
 	entries.ForEach(func(_, ent gjson.Result) bool {
+		if stopped = stopped || stop(); stopped {
+			return false
+		}
 		n++
 		d.entry(schema.Position{Source: source, Line: n}, ent)
 		return true
 	})
+	if stopped {
+		return ErrStopped
+	}
 	return nil
 }
 

@@ -65,17 +65,18 @@ func decodeInspectorNetwork(source string, r io.Reader, e Emitter) error {
 // inspDecodeArray splits the exported array into entries, checks each is
 // usable JSON, and hands it on. A cut-off export loses only its last entry.
 func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry func(pos schema.Position, v gjson.Result, e Emitter)) error {
-	data, err := io.ReadAll(io.LimitReader(r, MaxHARBytes+1))
+	data, err := readDocument(source, r, e, "the Inspector "+kind+" export")
 	if err != nil {
 		return err
 	}
-	if len(data) > MaxHARBytes {
-		e.Quarantine(schema.Position{Source: source, Line: 1}, ReasonLineTooLong,
-			fmt.Sprintf("Inspector %s export exceeds the %d-byte limit", kind, MaxHARBytes), data[:excerptBytes])
-		return nil
-	}
 	data = trimBOM(data)
-	jscanArray(data, func(idx int, raw []byte, bad string) {
+	stop := stopFunc(e)
+	stopped := false
+	jscanArray(data, func(idx int, raw []byte, bad string) bool {
+		if stop() {
+			stopped = true
+			return false
+		}
 		pos := schema.Position{Source: source, Line: int64(idx)}
 		switch {
 		case bad != "":
@@ -90,11 +91,15 @@ func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry f
 			v := gjson.ParseBytes(raw)
 			if !v.IsObject() {
 				e.Quarantine(pos, ReasonNotObject, fmt.Sprintf("Inspector %s entry %d is a JSON %s, not an object", kind, idx, jscanKind(v)), raw)
-				return
+				return true
 			}
 			entry(pos, v, e)
 		}
+		return true
 	})
+	if stopped {
+		return ErrStopped
+	}
 	return nil
 }
 
@@ -321,9 +326,9 @@ func jscanFirstElementKeys(b []byte) map[string]bool {
 }
 
 // jscanArray calls fn with each element of the top-level JSON array in data
-// (idx 1-based). An element the input cuts short, or text where the array
+// (idx 1-based) until fn returns false. An element the input cuts short, or text where the array
 // is broken, comes with bad set to what is wrong.
-func jscanArray(data []byte, fn func(idx int, raw []byte, bad string)) {
+func jscanArray(data []byte, fn func(idx int, raw []byte, bad string) bool) {
 	i := skipWS(data, 0)
 	if i >= len(data) {
 		return
@@ -357,11 +362,15 @@ func jscanArray(data []byte, fn func(idx int, raw []byte, bad string)) {
 			return
 		}
 		if end == i { // a stray delimiter: skip it
-			fn(idx, data[i:i+1], fmt.Sprintf("entry %d: unexpected %q", idx, data[i]))
+			if !fn(idx, data[i:i+1], fmt.Sprintf("entry %d: unexpected %q", idx, data[i])) {
+				return
+			}
 			i++
 			continue
 		}
-		fn(idx, data[i:end], "")
+		if !fn(idx, data[i:end], "") {
+			return
+		}
 		i = end
 	}
 }

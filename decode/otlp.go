@@ -63,14 +63,17 @@ func otlpSniff(head []byte, key string) bool {
 }
 
 type otlpDecoder struct {
-	source string
-	e      Emitter
-	n      int64 // records so far
+	source  string
+	e       Emitter
+	n       int64 // records so far
+	stop    func() bool
+	stopped bool // stop reported inside a request
 }
 
 func decodeOTLP(source string, r io.Reader, e Emitter) error {
-	d := &otlpDecoder{source: source, e: e}
-	lr := NewLineReader(r, MaxLine(e))
+	opt := LineOptionsFor(e)
+	d := &otlpDecoder{source: source, e: e, stop: opt.Stop}
+	lr := newLineReader(r, opt)
 	const (
 		undecided = iota
 		ndjson
@@ -81,6 +84,9 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 	var doc []byte     // document mode: the whole input
 	docCut := false
 	for {
+		if d.stopped || d.stop() {
+			return ErrStopped
+		}
 		line, tooLong, err := lr.Next()
 		if err == io.EOF {
 			break
@@ -95,6 +101,15 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 		}
 		switch mode {
 		case document:
+			if lr.Abandoned() || int64(len(doc)+len(line)+1) > opt.MaxDocument {
+				// The document is never held past the limit.
+				raw := doc
+				if len(raw) == 0 {
+					raw = lr.Head()
+				}
+				e.Quarantine(schema.Position{Source: source, Line: 1}, ReasonDocumentTooLarge, documentTooLarge("the OTLP JSON document", opt.MaxDocument), clip(raw))
+				return fmt.Errorf("%w: the OTLP JSON document is larger than %d bytes", ErrLimit, opt.MaxDocument)
+			}
 			if tooLong {
 				docCut = true
 			} else if !docCut {
@@ -121,6 +136,8 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 			d.flushBlanks(blanks)
 		}
 		switch {
+		case tooLong && lr.Abandoned():
+			e.Quarantine(pos, ReasonDocumentTooLarge, lr.TooLongDetail(), lr.Head())
 		case tooLong:
 			e.Quarantine(pos, ReasonLineTooLong, lr.TooLongDetail(), lr.Head())
 		case IsBlank(line):
@@ -150,8 +167,14 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 				what = fmt.Sprintf("OTLP JSON document %d", k)
 			}
 			d.request(rest[:end], 1, what)
+			if d.stopped || d.stop() {
+				return ErrStopped
+			}
 			rest = bytes.TrimSpace(rest[end:])
 		}
+	}
+	if d.stopped {
+		return ErrStopped
 	}
 	return nil
 }
@@ -189,34 +212,56 @@ func (d *otlpDecoder) request(raw []byte, lineNo int64, what string) {
 	before := d.n
 	spans.ForEach(func(_, rs gjson.Result) bool {
 		res := otlpAttrs(rs.Get("resource.attributes"))
-		otlpEachScope(rs, "scopeSpans", "instrumentationLibrarySpans", "spans", func(s gjson.Result) {
+		otlpEachScope(rs, "scopeSpans", "instrumentationLibrarySpans", "spans", func(s gjson.Result) bool {
+			if d.halt() {
+				return false
+			}
 			d.n++
 			d.span(res, s)
+			return true
 		})
-		return true
+		return !d.stopped
 	})
 	logs.ForEach(func(_, rl gjson.Result) bool {
 		res := otlpAttrs(rl.Get("resource.attributes"))
-		otlpEachScope(rl, "scopeLogs", "instrumentationLibraryLogs", "logRecords", func(s gjson.Result) {
+		otlpEachScope(rl, "scopeLogs", "instrumentationLibraryLogs", "logRecords", func(s gjson.Result) bool {
+			if d.halt() {
+				return false
+			}
 			d.n++
 			d.logRecord(res, s)
+			return true
 		})
-		return true
+		return !d.stopped
 	})
-	if d.n == before {
+	if d.n == before && !d.stopped {
 		d.e.Skip(pos, "empty_batch")
 	}
 }
 
-func otlpEachScope(res gjson.Result, scopes, oldScopes, items string, fn func(gjson.Result)) {
+// halt checks the stop before a record; once it reports, every loop of the
+// request ends.
+func (d *otlpDecoder) halt() bool {
+	if !d.stopped && d.stop() {
+		d.stopped = true
+	}
+	return d.stopped
+}
+
+// otlpEachScope calls fn with each item of each scope until fn returns false.
+func otlpEachScope(res gjson.Result, scopes, oldScopes, items string, fn func(gjson.Result) bool) {
+	more := true
 	for _, name := range []string{scopes, oldScopes} {
 		res.Get(name).ForEach(func(_, sc gjson.Result) bool {
 			sc.Get(items).ForEach(func(_, it gjson.Result) bool {
-				fn(it)
-				return true
+				more = fn(it)
+				return more
 			})
-			return true
+			return more
 		})
+		if !more {
+			return
+		}
 	}
 }
 

@@ -147,6 +147,7 @@ type vsLine struct {
 	no      int64
 	text    []byte
 	tooLong bool
+	reason  string // of a too-long line
 	head    []byte
 	detail  string
 }
@@ -173,6 +174,7 @@ type vscodeDecoder struct {
 	source      string
 	e           Emitter
 	lr          *LineReader
+	stop        func() bool
 	ahead       []vsLine
 	aheadErr    error // a read error met while reading ahead
 	name        string
@@ -191,23 +193,30 @@ func decodeVSCodeFile(source string, r io.Reader, e Emitter) error {
 }
 
 func decodeVSCode(source string, r io.Reader, e Emitter, maxLine int) error {
-	d := &vscodeDecoder{source: source, e: e, lr: NewLineReader(r, maxLine), vt: newVersionTracker()}
+	opt := LineOptionsFor(e)
+	opt.MaxLine = maxLine
+	d := &vscodeDecoder{source: source, e: e, lr: newLineReader(r, opt), stop: opt.Stop, vt: newVersionTracker()}
 	if err := d.decideTransport(); err != nil {
 		return err
 	}
 	for {
+		if d.stop() {
+			d.flush() // the status line already read is accounted for
+			return ErrStopped
+		}
 		l, err := d.next()
 		if err == io.EOF {
 			d.flush()
 			return nil
 		}
 		if err != nil {
+			d.flush()
 			return err
 		}
 		pos := schema.Position{Source: source, Line: l.no}
 		if l.tooLong {
 			d.flush()
-			e.Quarantine(pos, ReasonLineTooLong, l.detail, l.head)
+			e.Quarantine(pos, l.reason, l.detail, l.head)
 			continue
 		}
 		if pos.Line == 1 {
@@ -231,6 +240,10 @@ func (d *vscodeDecoder) read(keep bool) (vsLine, error) {
 		l.text = nil
 		l.head = append([]byte(nil), d.lr.Head()...)
 		l.detail = d.lr.TooLongDetail()
+		l.reason = ReasonLineTooLong
+		if d.lr.Abandoned() {
+			l.reason = ReasonDocumentTooLarge
+		}
 	} else if keep {
 		l.text = append([]byte(nil), text...)
 	}
@@ -258,6 +271,9 @@ func (d *vscodeDecoder) decideTransport() error {
 	budget, lines := 8<<20, 0
 	for i := 0; budget > 0 && lines < 50000; i++ {
 		if i == len(d.ahead) {
+			if d.stop() {
+				return nil // the loop in decodeVSCode stops before the first line
+			}
 			l, err := d.read(true)
 			if err == io.EOF {
 				return nil

@@ -24,6 +24,10 @@ const (
 	ReasonBadValue      = "bad_value"
 	ReasonLineTooLong   = "line_too_long"
 	ReasonReadError     = "read_error"
+	// ReasonDocumentTooLarge: a document (or a line without a newline) ran
+	// past the document limit (ingest -max-document); the rest of the input
+	// was not read.
+	ReasonDocumentTooLarge = "document_too_large"
 )
 
 // LineError says why a line could not be decoded.
