@@ -1,7 +1,12 @@
 package pipeline
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,8 +14,66 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"mcptrace/schema"
 )
 
+// Sink receives the run's rows in their final order, from one goroutine,
+// and makes them durable. Rows are attributed to the input they came from,
+// so a rerun can replace exactly that input's rows. Commit makes what was
+// written durable and visible; after an error from any method the run
+// calls Abort, which leaves the dataset as it was before the run.
+type Sink interface {
+	WriteExchanges(ctx context.Context, in *Input, rows []schema.Exchange) error
+	WriteQuarantine(ctx context.Context, in *Input, rows []schema.Quarantine) error
+	Commit(ctx context.Context, inputs []*Input) error
+	Abort()
+}
+
+// parquetDataset is the sink of the dataset directory.
+type parquetDataset struct {
+	ex  *parquetSink[schema.Exchange]
+	q   *parquetSink[schema.Quarantine]
+	sum *[]string
+}
+
+func newParquetDataset(cfg Config, files []string) (Sink, error) {
+	name := datasetName(files)
+	return &parquetDataset{
+		ex: newParquetSink[schema.Exchange](cfg.OutDir, "exchanges", name, cfg.RowGroupRows,
+			func(e *schema.Exchange) time.Time { return e.StartedAt }),
+		q: newParquetSink[schema.Quarantine](cfg.OutDir, "quarantine", name, cfg.RowGroupRows,
+			func(q *schema.Quarantine) time.Time { return q.ObservedAt }),
+	}, nil
+}
+
+func (d *parquetDataset) WriteExchanges(_ context.Context, _ *Input, rows []schema.Exchange) error {
+	return d.ex.Write(rows)
+}
+
+func (d *parquetDataset) WriteQuarantine(_ context.Context, _ *Input, rows []schema.Quarantine) error {
+	return d.q.Write(rows)
+}
+
+func (d *parquetDataset) Commit(context.Context, []*Input) error {
+	_, err1 := d.ex.Close()
+	_, err2 := d.q.Close()
+	return errors.Join(err1, err2)
+}
+
+func (d *parquetDataset) Abort() {
+	d.ex.Abort()
+	d.q.Abort()
+}
+
+func datasetName(files []string) string {
+	h := sha256.New()
+	for _, f := range files {
+		io.WriteString(h, f)
+		h.Write([]byte{0})
+	}
+	return "part-" + hex.EncodeToString(h.Sum(nil)[:6])
+}
 // parquetSink writes rows of one table into Hive-style date partitions,
 // OUT/<table>/dt=YYYY-MM-DD/<name>.parquet, one open writer per partition.
 // Files are written under a hidden temporary name and renamed by Close once

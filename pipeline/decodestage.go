@@ -12,12 +12,11 @@ import (
 	"mcptrace/schema"
 )
 
-// decoded is one part of a job's output. A job sends its parts in order on
-// a channel of its own (closed when the job ends); the sequencer reads the
-// jobs' channels in input order, so a job that runs ahead waits once its
-// small channel is full, and memory stays bounded.
+// decoded is one part of a unit's output. A unit's parts go, in order, on a
+// channel of its own (closed when the unit is decoded); the sequencer reads
+// the units' channels in run order, so a unit that runs ahead waits once
+// its small channel is full, and memory stays bounded.
 type decoded struct {
-	format  string // set on the first part of a file
 	obs     []*schema.Observation
 	quar    []schema.Quarantine
 	skipped map[string]int64
@@ -25,16 +24,9 @@ type decoded struct {
 	bytes   int64
 }
 
-// job is a unit of decoding work: a chunk of a line log, or a whole file of
-// another format.
-type job interface {
-	sequence() int64
-	run(ctx context.Context, out chan<- decoded, runTime time.Time) error
-}
-
-// handle is a running job's output, in the order jobs were cut.
+// handle is a unit being decoded: its output, in the order units were cut.
 type handle struct {
-	seq   int64
+	unit  *Unit
 	parts <-chan decoded
 }
 
@@ -47,47 +39,58 @@ type lineItem struct {
 	lineNo int64
 }
 
-// lineChunk is a run of whole wire-log lines.
-type lineChunk struct {
-	rd     *redact.Redactor
-	seq    int64
-	source string
-	format string // set on the first chunk of a file
-	items  []lineItem
+// decoder is the decode stage: it turns units into observations,
+// quarantine rows and skips.
+type decoder struct {
+	rd      *redact.Redactor
+	runTime time.Time
+	stop    <-chan struct{} // closed on a soft stop: file decoders end early
+	stats   *progressCounters
 }
 
-func (c *lineChunk) sequence() int64 { return c.seq }
+func (d *decoder) run(ctx context.Context, u *Unit, out chan<- decoded) error {
+	switch {
+	case u.note != nil:
+		return d.lines(ctx, u, []lineItem{*u.note}, out)
+	case u.file != nil:
+		return d.file(ctx, u, out)
+	default:
+		return d.lines(ctx, u, u.lines, out)
+	}
+}
 
-func (c *lineChunk) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
-	d := decoded{format: c.format}
-	for _, it := range c.items {
-		d.records++
-		d.bytes += it.size
+// lines decodes a chunk of a wire log.
+func (d *decoder) lines(ctx context.Context, u *Unit, items []lineItem, out chan<- decoded) error {
+	src := u.Input.Name
+	p := decoded{}
+	for _, it := range items {
+		p.records++
+		p.bytes += it.size
 		if it.reason != "" {
-			d.quar = append(d.quar, quarantineRow(c.rd, c.source, it.lineNo, runTime, it.reason, it.detail, it.size, it.head))
+			p.quar = append(p.quar, quarantineRow(d.rd, src, it.lineNo, d.runTime, it.reason, it.detail, it.size, it.head))
 			continue
 		}
 		if decode.IsBlank(it.line) {
-			if d.skipped == nil {
-				d.skipped = map[string]int64{}
+			if p.skipped == nil {
+				p.skipped = map[string]int64{}
 			}
-			d.skipped["blank"]++
+			p.skipped["blank"]++
 			continue
 		}
-		o, err := decode.WireLine(it.line, schema.Position{Source: c.source, Line: it.lineNo})
+		o, err := decode.WireLine(it.line, schema.Position{Source: src, Line: it.lineNo})
 		if err != nil {
 			reason, detail := "decode_error", err.Error()
 			var le *decode.LineError
 			if errors.As(err, &le) {
 				reason, detail = le.Reason, le.Detail
 			}
-			d.quar = append(d.quar, quarantineRow(c.rd, c.source, it.lineNo, runTime, reason, detail, it.size, it.line))
+			p.quar = append(p.quar, quarantineRow(d.rd, src, it.lineNo, d.runTime, reason, detail, it.size, it.line))
 			continue
 		}
-		d.obs = append(d.obs, &o)
+		p.obs = append(p.obs, &o)
 	}
 	select {
-	case out <- d:
+	case out <- p:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -105,13 +108,10 @@ func quarantineRow(rd *redact.Redactor, source string, line int64, runTime time.
 	return q
 }
 
-// fileJob decodes a whole file with its format's decoder, streaming parts
-// of its output as it goes.
+// fileJob is a whole input for its format's decoder.
 type fileJob struct {
-	rd      *redact.Redactor
-	seq     int64
 	maxLine int
-	source  string
+	in      *Input
 	format  decode.Format
 	dec     decode.FileDecoder
 	r       *countingReader
@@ -120,44 +120,49 @@ type fileJob struct {
 
 const partObservations = 2048
 
-func (f *fileJob) sequence() int64 { return f.seq }
-
-func (f *fileJob) run(ctx context.Context, out chan<- decoded, runTime time.Time) error {
+// file decodes a whole input with its format's decoder, streaming parts of
+// its output as it goes.
+func (d *decoder) file(ctx context.Context, u *Unit, out chan<- decoded) error {
+	f := u.file
 	defer f.close()
-	em := &emitter{rd: f.rd, maxLine: f.maxLine, ctx: ctx, out: out, runTime: runTime, cur: decoded{format: string(f.format)}, src: f.r.src}
-	err := f.dec(f.source, f.r, em)
+	em := &emitter{d: d, in: f.in, maxLine: f.maxLine, ctx: ctx, out: out}
+	err := f.dec(f.in.Name, f.r, em)
 	if em.err != nil {
 		return em.err
 	}
-	if err != nil {
+	if err != nil && !em.Stopped() {
 		// The reader failed (a corrupt compressed stream): what was decoded
 		// stands, the failure is quarantined where it happened.
-		em.Quarantine(schema.Position{Source: f.source, Line: em.records + 1}, decode.ReasonReadError,
+		em.Quarantine(schema.Position{Source: f.in.Name, Line: em.records + 1}, decode.ReasonReadError,
 			fmt.Sprintf("reading stopped: %v; the rest of the file was not read", err), nil)
 	}
-	// Drain what the decoder did not read, so byte counts are whole.
-	io.Copy(io.Discard, f.r)
+	if !em.Stopped() {
+		// Drain what the decoder did not read, so byte counts are whole.
+		io.Copy(io.Discard, f.r)
+		f.in.Finished.Store(true)
+	}
 	em.cur.bytes = f.r.n
+	u.Last = max(em.records, 1)
 	return em.send()
 }
 
 // emitter collects a file decoder's output into parts.
 type emitter struct {
-	rd      *redact.Redactor
+	d       *decoder
+	in      *Input
 	maxLine int
 	ctx     context.Context
 	out     chan<- decoded
-	runTime time.Time
 	cur     decoded
 	records int64
-	src     *source
 	err     error
 }
 
 func (e *emitter) count() {
 	e.cur.records++
 	e.records++
-	e.src.records.Add(1)
+	e.d.stats.records.Add(1)
+	e.in.Records.Add(1)
 }
 
 func (e *emitter) Observation(o *schema.Observation) {
@@ -170,7 +175,7 @@ func (e *emitter) Observation(o *schema.Observation) {
 
 func (e *emitter) Quarantine(pos schema.Position, reason, detail string, raw []byte) {
 	e.count()
-	e.cur.quar = append(e.cur.quar, quarantineRow(e.rd, pos.Source, pos.Line, e.runTime, reason, detail, int64(len(raw)), raw))
+	e.cur.quar = append(e.cur.quar, quarantineRow(e.d.rd, pos.Source, pos.Line, e.d.runTime, reason, detail, int64(len(raw)), raw))
 	if len(e.cur.quar) >= partObservations && e.err == nil {
 		e.err = e.send()
 	}
@@ -178,6 +183,19 @@ func (e *emitter) Quarantine(pos schema.Position, reason, detail string, raw []b
 
 // MaxLineBytes is the configured line limit (decode.LineLimiter).
 func (e *emitter) MaxLineBytes() int { return e.maxLine }
+
+// Stopped reports a soft stop or a cancelled run: the decoder ends early.
+func (e *emitter) Stopped() bool {
+	if e.err != nil || e.ctx.Err() != nil {
+		return true
+	}
+	select {
+	case <-e.d.stop:
+		return true
+	default:
+		return false
+	}
+}
 
 func (e *emitter) Skip(pos schema.Position, why string) {
 	e.count()

@@ -1,0 +1,524 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"mcptrace/correlate"
+	"mcptrace/decode"
+	"mcptrace/redact"
+	"mcptrace/schema"
+)
+
+// ErrStopped is returned (with the summary) by a run that a soft stop
+// (Config.Stop) ended before its inputs did: what was read is written.
+var ErrStopped = errors.New("stopped before the end of the input")
+
+// Run ingests cfg.Inputs and writes the dataset. An input that is missing or
+// unreadable is an error before anything is written; bad records are
+// quarantined and the run goes on. Cancelling ctx abandons the run: nothing
+// of it is published. Closing cfg.Stop ends it softly: reading stops, what
+// was read is drained, written and published, and Run returns ErrStopped.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	start := time.Now()
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	rd := &redact.Redactor{Policy: cfg.Policy, Pseud: cfg.Pseudonyms, Stats: &redact.Stats{}}
+	files, err := ExpandInputs(cfg.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no input files found in %s", strings.Join(cfg.Inputs, ", "))
+	}
+	merging, err := mergeWanted(cfg, files)
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([]*Input, len(files))
+	byName := make(map[string]*Input, len(files))
+	for i, f := range files {
+		inputs[i] = &Input{Name: f, ID: f, Stream: f == Stdin}
+		byName[f] = inputs[i]
+	}
+	sum := &Summary{Merging: merging, Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{}, ByOutcome: map[string]int64{}}
+	runTime := cfg.Now().UTC()
+	sink, err := cfg.newSink(cfg, files)
+	if err != nil {
+		return nil, err
+	}
+	p := &run{cfg: &cfg, rd: rd, sum: sum, sink: sink, inputs: inputs, byName: byName, merging: merging, runTime: runTime}
+	err = p.execute(ctx)
+	sum.Redactions = rd.Stats.Counts()
+	sum.Elapsed = time.Since(start)
+	p.ledger()
+	return sum, err
+}
+
+// run is one execution of the stages.
+type run struct {
+	cfg     *Config
+	rd      *redact.Redactor
+	sum     *Summary
+	sink    Sink
+	inputs  []*Input
+	byName  map[string]*Input
+	merging bool
+	runTime time.Time
+	acks    ackQueue
+	counts  progressCounters
+	stopped bool // a soft stop ended reading early
+}
+
+// group runs goroutines and keeps the first error; the first error cancels
+// the run. Wait joins every goroutine.
+type group struct {
+	wg     sync.WaitGroup
+	once   sync.Once
+	err    error
+	cancel context.CancelFunc
+}
+
+func (g *group) fail(err error) {
+	g.once.Do(func() { g.err = err; g.cancel() })
+}
+
+func (g *group) Go(fn func() error) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		if err := fn(); err != nil {
+			g.fail(err)
+		}
+	}()
+}
+
+func (p *run) execute(parent context.Context) error {
+	cfg := p.cfg
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	g := &group{cancel: cancel}
+	W := cfg.Workers
+
+	src := newFileSource(cfg, p.inputs, &p.counts)
+	units := make(chan *Unit, W)
+	results := make(chan handle, W)
+	dec := &decoder{rd: p.rd, runTime: p.runTime, stop: cfg.Stop, stats: &p.counts}
+
+	// Source: hands out units in order until the input ends, a soft stop,
+	// or cancellation.
+	stopped := make(chan struct{})
+	g.Go(func() error {
+		defer close(units)
+		defer src.Close()
+		var n int64
+		for {
+			select {
+			case <-cfg.Stop:
+				close(stopped)
+				return nil
+			default:
+			}
+			u, err := src.Next(ctx)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			u.seq = n
+			n++
+			select {
+			case units <- u:
+			case <-ctx.Done():
+				u.discard()
+				return nil
+			}
+		}
+	})
+
+	// Decode: fan out over the cores. A unit's output channel is announced
+	// before it is decoded: units are taken in order, so the one the
+	// sequencer waits for is always being decoded.
+	var dwg sync.WaitGroup
+	for range W {
+		dwg.Add(1)
+		g.Go(func() error {
+			defer dwg.Done()
+			for u := range units {
+				parts := make(chan decoded, 4)
+				select {
+				case results <- handle{unit: u, parts: parts}:
+				case <-ctx.Done():
+					u.discard()
+					continue // drain: close what the remaining units hold
+				}
+				err := dec.run(ctx, u, parts)
+				close(parts)
+				if err != nil && ctx.Err() == nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error { dwg.Wait(); close(results); return nil })
+
+	// Correlate and classify: one shard per worker, each in a goroutine.
+	shardIn := make([]chan shardMsg, W)
+	streams := make([]<-chan roundOut, W+1)
+	shards := make([]*shard, W)
+	for i := range W {
+		shardIn[i] = make(chan shardMsg, 4)
+		out := make(chan roundOut, 4)
+		streams[i] = out
+		shards[i] = newShard(cfg, p.byName)
+		if !p.merging {
+			shards[i].redact = p.rd
+		}
+		g.Go(func() error {
+			defer close(out)
+			shards[i].run(ctx, shardIn[i], out)
+			return nil
+		})
+	}
+	qOut := make(chan roundOut, 4)
+	streams[W] = qOut
+
+	// Sequencer: restores run order, gives every record its seq, and routes
+	// each observation by its conversation to a shard.
+	g.Go(func() error {
+		defer func() {
+			for _, ch := range shardIn {
+				close(ch)
+			}
+			close(qOut)
+		}()
+		return p.sequence(ctx, results, shardIn, qOut)
+	})
+
+	// Progress lines, while the run goes.
+	done := make(chan struct{})
+	if cfg.Progress != nil {
+		start := time.Now()
+		g.Go(func() error {
+			t := time.NewTicker(cfg.ProgressEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					cfg.Progress(Progress{Records: p.counts.records.Load(), Bytes: p.counts.bytes.Load(), Elapsed: time.Since(start)})
+				case <-done:
+					return nil
+				}
+			}
+		})
+	}
+
+	// Order, merge, and write, in this goroutine.
+	err := p.write(ctx, &orderer{streams: streams})
+	close(done)
+	if err != nil {
+		g.fail(err)
+	}
+	g.wg.Wait()
+	select {
+	case <-stopped:
+		p.stopped = true
+	default:
+	}
+	if g.err == nil && parent.Err() != nil {
+		g.err = parent.Err()
+	}
+	if g.err != nil {
+		p.sink.Abort()
+		p.acks.releaseBelow(context.Background(), math.MaxInt64, g.err)
+		return g.err
+	}
+	for _, s := range shards {
+		p.sum.Correlation.Add(s.stats)
+	}
+	if p.stopped {
+		return ErrStopped
+	}
+	return nil
+}
+
+// discard releases what a unit that will not be decoded holds.
+func (u *Unit) discard() {
+	if u.file != nil {
+		u.file.close()
+	}
+}
+
+// sequence reads decoded units in run order, accounts for every record,
+// numbers them, routes observations to shards and sends quarantine rows on
+// as a stream of their own. Every part ends a round.
+func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []chan shardMsg, qOut chan<- roundOut) error {
+	seed := maphash.MakeSeed()
+	W := len(shardIn)
+	sum := p.sum
+	pending := map[int64]handle{}
+	var next, seq, round int64
+	seen := map[*Input]bool{}
+	send := func(routed [][]*schema.Observation, quar []item, m marker) bool {
+		for i, ch := range shardIn {
+			var obs []*schema.Observation
+			if routed != nil {
+				obs = routed[i]
+			}
+			select {
+			case ch <- shardMsg{obs: obs, mark: m}:
+			case <-ctx.Done():
+				return false
+			}
+		}
+		select {
+		case qOut <- roundOut{items: quar, mark: m, lowWater: math.MaxInt64}:
+		case <-ctx.Done():
+			return false
+		}
+		return true
+	}
+	for h := range results {
+		pending[h.unit.seq] = h
+		for {
+			h, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			u := h.unit
+			if !seen[u.Input] {
+				seen[u.Input] = true
+				if u.Input.Format != "" {
+					sum.ByFormat[u.Input.Format]++
+				}
+			}
+			for d := range h.parts {
+				sum.Records += d.records
+				sum.Bytes += d.bytes
+				for k, v := range d.skipped {
+					sum.Skipped[k] += v
+				}
+				sum.Observations += int64(len(d.obs))
+				var routed [][]*schema.Observation
+				if len(d.obs) > 0 {
+					routed = make([][]*schema.Observation, W)
+					for _, o := range d.obs {
+						seq++
+						o.Seq = seq
+						s := maphash.String(seed, correlate.LineageKey(o)) % uint64(W)
+						routed[s] = append(routed[s], o)
+					}
+				}
+				var quar []item
+				for i := range d.quar {
+					q := &d.quar[i]
+					sum.ByReason[q.Reason]++
+					seq++
+					quar = append(quar, item{key: orderKey{seq: seq}, in: u.Input, q: q})
+				}
+				sum.Quarantined += int64(len(d.quar))
+				round++
+				if !send(routed, quar, marker{round: round, seq: seq}) {
+					return nil
+				}
+			}
+			u.last = seq
+			if u.Last >= u.First && u.First > 0 {
+				release, err := u.Input.Ckpt.Track(u.First, u.Last)
+				if err != nil {
+					return err
+				}
+				ack := u.Ack
+				u.Ack = func(ctx context.Context, err error) error {
+					if err == nil {
+						release()
+					}
+					return ack(ctx, err)
+				}
+			}
+			p.acks.push(u)
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	round++
+	send(nil, nil, marker{round: round, seq: seq + 1, final: true})
+	return nil
+}
+
+// write takes the ordered rounds, merges client and server views when the
+// run holds both, redacts what the shards did not, and writes everything
+// through the sink; at the end it publishes the dataset and acknowledges
+// the units.
+func (p *run) write(ctx context.Context, ord *orderer) error {
+	var held []item // rows kept for the merge
+	for {
+		items, mark, _, ok := ord.next(ctx)
+		if !ok {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return errors.New("pipeline: a stage ended before the end of input (a bug)")
+		}
+		if p.merging {
+			rest := items[:0]
+			for _, it := range items {
+				if it.ex != nil {
+					held = append(held, it)
+				} else {
+					rest = append(rest, it)
+				}
+			}
+			items = rest
+		}
+		if err := p.writeItems(ctx, items); err != nil {
+			return err
+		}
+		if !mark.final {
+			continue
+		}
+		if p.merging {
+			rows := make([]schema.Exchange, len(held))
+			for i := range held {
+				rows[i] = *held[i].ex
+			}
+			merged := correlate.MergeViews(rows)
+			p.sum.Merged = int64(len(rows) - len(merged))
+			out := make([]item, len(merged))
+			for i := range merged {
+				out[i] = item{in: p.byName[merged[i].Source], ex: &merged[i]}
+			}
+			redactItems(out, p.rd, p.cfg.Workers)
+			if err := p.writeItems(ctx, out); err != nil {
+				return err
+			}
+		}
+		if err := p.sink.Commit(ctx, p.inputs); err != nil {
+			return err
+		}
+		_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil)
+		return err
+	}
+}
+
+// writeItems hands rows to the sink in order, grouping runs of one input
+// and table into one call.
+func (p *run) writeItems(ctx context.Context, items []item) error {
+	for i := 0; i < len(items); {
+		j := i + 1
+		for j < len(items) && items[j].in == items[i].in && (items[j].ex != nil) == (items[i].ex != nil) {
+			j++
+		}
+		if items[i].ex != nil {
+			rows := make([]schema.Exchange, j-i)
+			for k := i; k < j; k++ {
+				rows[k-i] = *items[k].ex
+				p.count(&rows[k-i])
+			}
+			if err := p.sink.WriteExchanges(ctx, items[i].in, rows); err != nil {
+				return err
+			}
+		} else {
+			rows := make([]schema.Quarantine, j-i)
+			for k := i; k < j; k++ {
+				q := items[k].q
+				rows[k-i] = *q
+				p.cfg.Log.Warn().Str("source", q.Source).Int64("line", q.Line).Str("reason", q.Reason).
+					Str("detail", q.Detail).Msg("record quarantined")
+			}
+			if err := p.sink.WriteQuarantine(ctx, items[i].in, rows); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+func (p *run) count(e *schema.Exchange) {
+	p.sum.ByOutcome[e.Outcome]++
+	if falseSuccess(e) {
+		p.sum.FalseSuccess++
+	}
+	p.sum.Exchanges++
+}
+
+// redactItems redacts rows on workers goroutines, in place.
+func redactItems(items []item, rd *redact.Redactor, workers int) {
+	var wg sync.WaitGroup
+	per := (len(items) + workers - 1) / max(workers, 1)
+	for start := 0; start < len(items); start += max(per, 1) {
+		part := items[start:min(start+max(per, 1), len(items))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range part {
+				e := RedactExchange(*part[i].ex, rd)
+				part[i].ex = &e
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// ledger fills the summary's account of each input.
+func (p *run) ledger() {
+	for _, in := range p.inputs {
+		switch {
+		case !in.Opened.Load():
+			p.sum.NotRead = append(p.sum.NotRead, in.Name)
+		case !in.Finished.Load():
+			p.sum.Partial = append(p.sum.Partial, fmt.Sprintf("%s (up to record %d)", in.Name, in.Records.Load()))
+		}
+	}
+}
+
+func (c *Config) defaults() error {
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.MaxLineBytes <= 0 {
+		c.MaxLineBytes = 16 << 20
+	}
+	if c.RowGroupRows <= 0 {
+		c.RowGroupRows = 65536
+	}
+	if c.Pseudonyms == nil {
+		c.Pseudonyms = redact.RandomPseudonymizer()
+	}
+	if c.Policy == nil {
+		c.Policy = redact.DefaultPolicy()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = time.Second
+	}
+	if c.newSink == nil {
+		c.newSink = newParquetDataset
+	}
+	if c.Format != "" {
+		if _, ok := decode.DecoderFor(decode.Format(c.Format)); !ok {
+			return fmt.Errorf("unknown format %q: use one of %v", c.Format, decode.Formats())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"sort"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"mcptrace/correlate"
+	"mcptrace/redact"
+	"mcptrace/schema"
+)
+
+// Config says what to read, where to write and how.
+type Config struct {
+	Inputs []string // files, directories, glob patterns, "-" for standard input
+	Format string   // force this format for every input; "" detects each by content
+	// Merge says whether client-side and server-side rows of the same
+	// exchanges are merged: "on", "off", or "auto" ("" too): on when the
+	// inputs hold logs of both sides. Merging holds the rows (never the
+	// bodies) of the run in memory until the end.
+	Merge        string
+	OutDir       string
+	Workers      int   // decode workers and correlator shards; 0: GOMAXPROCS
+	MaxLineBytes int   // longer lines are quarantined; 0: 16 MiB
+	RowGroupRows int64 // rows per Parquet row group; 0: 65,536
+	// IdleTimeout ends a conversation idle this long in event time;
+	// Lateness flags exchanges of observations this far behind the newest
+	// (see correlate.Correlator). 0 leaves each off.
+	IdleTimeout, Lateness time.Duration
+	Pseudonyms            *redact.Pseudonymizer
+	Policy                *redact.Policy // nil: redact.DefaultPolicy()
+	Log                   zerolog.Logger
+	// Progress, when set, receives a progress line every ProgressEvery.
+	Progress      func(p Progress)
+	ProgressEvery time.Duration
+	// Now gives the run's clock (quarantine rows record when they were seen).
+	Now func() time.Time
+	// Stop, when closed, ends the run softly: reading stops, what was read
+	// is drained and written, and Run returns ErrStopped. nil: never.
+	Stop <-chan struct{}
+
+	newSink func(cfg Config, files []string) (Sink, error) // tests swap the sink
+}
+
+// Progress is a snapshot of a running ingest.
+type Progress struct {
+	Records, Bytes int64
+	Elapsed        time.Duration
+}
+
+// Summary is what a run did. Records = Skipped + Quarantined + Observations,
+// where a record is a line of a line-oriented log, an entry of a JSON
+// document (a HAR entry, a span), or a whole file that matched no format.
+type Summary struct {
+	Files         []string
+	ByFormat      map[string]int // files per detected format
+	Records       int64
+	Bytes         int64
+	Skipped       map[string]int64 // records deliberately not used, by why (blank, lifecycle, ...)
+	Observations  int64
+	Quarantined   int64
+	ByReason      map[string]int64
+	Exchanges     int64
+	ByOutcome     map[string]int64
+	Correlation   correlate.Stats
+	FalseSuccess  int64            // HTTP 2xx on the final attempt but not a success outcome
+	Redactions    map[string]int64 // values each detector rule replaced (never the values)
+	Merging       bool             // client and server views were merged
+	Merged        int64            // pairs of rows merged into one
+	NotRead       []string // inputs a soft stop left unopened
+	Partial       []string // inputs a soft stop left part-read, with how far
+	ExchangeFiles []string
+	QuarantineOut []string
+	Elapsed       time.Duration
+}
+
+// Balanced reports whether every line is accounted for, every observation
+// reached a correlator, and every exchange the correlators formed was written.
+func (s *Summary) Balanced() bool {
+	return s.Records == s.SkippedTotal()+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations &&
+		s.Exchanges+s.Merged == s.Correlation.Exchanges
+}
+
+// SkippedTotal is the number of records skipped on purpose.
+func (s *Summary) SkippedTotal() int64 {
+	var n int64
+	for _, v := range s.Skipped {
+		n += v
+	}
+	return n
+}
+
+// falseSuccess: the HTTP status said 2xx but the exchange did not succeed.
+func falseSuccess(e *schema.Exchange) bool {
+	n := len(e.HTTPStatuses)
+	if n == 0 || e.HTTPStatuses[n-1] < 200 || e.HTTPStatuses[n-1] > 299 {
+		return false
+	}
+	return e.Outcome != "TOOL_SUCCESS" && e.Outcome != "SUCCESS"
+}
+
+// Outcomes returns the outcome counts in a stable order.
+func (s *Summary) Outcomes() []struct {
+	Outcome string
+	Count   int64
+} {
+	var out []struct {
+		Outcome string
+		Count   int64
+	}
+	for k, v := range s.ByOutcome {
+		out = append(out, struct {
+			Outcome string
+			Count   int64
+		}{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Outcome < out[j].Outcome
+	})
+	return out
+}

@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+)
+
+// AckFunc acknowledges a unit: a nil error says every row and quarantine
+// record the unit produced is in a durable, published file (or that it
+// produced none); a non-nil error says they will not be, and the source may
+// replay the unit. It is called exactly once per unit. (Benthos's shape.)
+type AckFunc func(ctx context.Context, err error) error
+
+// Unit is a run of records of one input that a Source hands to decoding: a
+// chunk of whole lines of a line log, or a whole input for its format's
+// decoder. First and Last are the positions (1-based record numbers, or
+// offsets for a stream) of its first and last record; Last of a whole-input
+// unit is known once it has been decoded.
+type Unit struct {
+	Input       *Input
+	First, Last int64
+	// Exactly one of the payloads is set.
+	lines []lineItem  // a chunk of a line log (wire)
+	file  *fileJob    // a whole input for a FileDecoder
+	note  *lineItem   // the whole input is one bad record (unknown format, corrupt)
+	Ack   AckFunc     // never nil
+	seq   int64       // the unit's place in the run (set by the pipeline)
+	last  int64       // the last observation/quarantine seq it produced (set by the sequencer)
+}
+
+// nopAck acknowledges nothing.
+func nopAck(context.Context, error) error { return nil }
+
+// ackQueue holds the units whose output is not yet durable, in run order,
+// and acknowledges them once a flush has made everything below a bound
+// durable. Units enter in the order the sequencer finished them, which is
+// their run order, so release is a walk from the front.
+type ackQueue struct {
+	mu    sync.Mutex
+	units []*Unit
+}
+
+func (q *ackQueue) push(u *Unit) {
+	q.mu.Lock()
+	q.units = append(q.units, u)
+	q.mu.Unlock()
+}
+
+// releaseBelow acknowledges, in order, every unit all of whose records have
+// a seq below bound (bound: the flush's seq, capped by the oldest record that
+// open state still holds), with err (nil: durable). It returns how many.
+func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, err error) (int, error) {
+	q.mu.Lock()
+	n := 0
+	for n < len(q.units) && q.units[n].last < bound {
+		n++
+	}
+	done := q.units[:n:n]
+	q.units = q.units[n:]
+	q.mu.Unlock()
+	var first error
+	for _, u := range done {
+		if aerr := u.Ack(ctx, err); aerr != nil && first == nil {
+			first = aerr
+		}
+	}
+	return n, first
+}
+
+// pending is how many units wait for their acknowledgement.
+func (q *ackQueue) pending() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.units)
+}
