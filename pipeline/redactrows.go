@@ -45,4 +45,3 @@ func RedactExchange(e schema.Exchange, rd *redact.Redactor) schema.Exchange {
 	}
 	return e
 }
-

@@ -74,6 +74,7 @@ func datasetName(files []string) string {
 	}
 	return "part-" + hex.EncodeToString(h.Sum(nil)[:6])
 }
+
 // parquetSink writes rows of one table into Hive-style date partitions,
 // OUT/<table>/dt=YYYY-MM-DD/<name>.parquet, one open writer per partition.
 // Files are written under a hidden temporary name and renamed by Close once

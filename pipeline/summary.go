@@ -68,8 +68,8 @@ type Summary struct {
 	Redactions    map[string]int64 // values each detector rule replaced (never the values)
 	Merging       bool             // client and server views were merged
 	Merged        int64            // pairs of rows merged into one
-	NotRead       []string // inputs a soft stop left unopened
-	Partial       []string // inputs a soft stop left part-read, with how far
+	NotRead       []string         // inputs a soft stop left unopened
+	Partial       []string         // inputs a soft stop left part-read, with how far
 	ExchangeFiles []string
 	QuarantineOut []string
 	Elapsed       time.Duration

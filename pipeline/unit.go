@@ -20,12 +20,12 @@ type Unit struct {
 	Input       *Input
 	First, Last int64
 	// Exactly one of the payloads is set.
-	lines []lineItem  // a chunk of a line log (wire)
-	file  *fileJob    // a whole input for a FileDecoder
-	note  *lineItem   // the whole input is one bad record (unknown format, corrupt)
-	Ack   AckFunc     // never nil
-	seq   int64       // the unit's place in the run (set by the pipeline)
-	last  int64       // the last observation/quarantine seq it produced (set by the sequencer)
+	lines []lineItem // a chunk of a line log (wire)
+	file  *fileJob   // a whole input for a FileDecoder
+	note  *lineItem  // the whole input is one bad record (unknown format, corrupt)
+	Ack   AckFunc    // never nil
+	seq   int64      // the unit's place in the run (set by the pipeline)
+	last  int64      // the last observation/quarantine seq it produced (set by the sequencer)
 }
 
 // nopAck acknowledges nothing.
