@@ -82,8 +82,12 @@ func load(dir string) (*report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no exchanges/*.parquet under %s: is it a dataset written by ingest?", dir)
+	qfiles, err := parquetFiles(filepath.Join(dir, "quarantine"))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	if len(files) == 0 && len(qfiles) == 0 {
+		return nil, fmt.Errorf("no exchanges/**/*.parquet or quarantine/**/*.parquet under %s: is it a dataset written by ingest?", dir)
 	}
 	rep := &report{counts: map[[2]string]int64{}}
 	for _, f := range files {
@@ -102,21 +106,38 @@ func load(dir string) (*report, error) {
 			}
 		}
 	}
-	qfiles, _ := parquetFiles(filepath.Join(dir, "quarantine"))
 	for _, f := range qfiles {
-		if pf, err := os.Open(f); err == nil {
-			if st, err := pf.Stat(); err == nil {
-				if p, err := parquet.OpenFile(pf, st.Size()); err == nil {
-					rep.quarantined += p.NumRows()
-				}
-			}
-			pf.Close()
+		n, err := countRows(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
 		}
+		rep.quarantined += n
 	}
 	return rep, nil
 }
 
+func countRows(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	p, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return 0, err
+	}
+	return p.NumRows(), nil
+}
+
 func (r *report) print(w io.Writer) {
+	if r.exchanges == 0 {
+		fmt.Fprintf(w, "0 exchanges, %d quarantined\n", r.quarantined)
+		return
+	}
 	fmt.Fprintf(w, "%d exchanges in %d files\n\n", r.exchanges, r.files)
 	fmt.Fprintf(w, "%-20s %-12s %8s %7s\n", "outcome", "layer", "count", "share")
 	keys := make([][2]string, 0, len(r.counts))

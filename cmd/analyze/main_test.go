@@ -52,3 +52,22 @@ func TestAnalyzeReportsCounts(t *testing.T) {
 		t.Errorf("missing dataset: exit %d, %s", code, stderr.String())
 	}
 }
+
+// A dataset whose every record was quarantined has no exchanges: analyze
+// says so and exits 0 (it used to exit 1).
+func TestAnalyzeQuarantineOnlyDataset(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.ndjson")
+	os.WriteFile(in, []byte(`{"mcptrace":"wire/1","ts":"bad"}`+"\nnot json\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{in}, OutDir: out, Log: zerolog.Nop()}); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-data", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := stdout.String(); got != "0 exchanges, 2 quarantined\n" {
+		t.Errorf("report = %q", got)
+	}
+}
