@@ -1,0 +1,227 @@
+package dataset
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// ManifestVersion is the version of the manifest format this package
+// writes and reads.
+const ManifestVersion = 1
+
+const (
+	metaDir      = ".mcptrace"
+	lockFile     = "lock"
+	manifestFile = "manifest.json"
+	stagingDir   = "staging"
+	// emptyDT and emptyName place a table's zero-row file: see the package
+	// documentation, "Empty tables".
+	emptyDT   = "1970-01-01"
+	emptyName = "empty.parquet"
+)
+
+// Manifest is the dataset's record of what it holds: for each source, the
+// files that hold its rows and how far it was read. Its JSON form is
+// DIR/.mcptrace/manifest.json (see the package documentation).
+type Manifest struct {
+	Version int `json:"version"`
+	// Tables known to the dataset; Empty is the table's zero-row file
+	// while it has no data file.
+	Tables map[string]*TableEntry `json:"tables"`
+	// Sources by canonical identity.
+	Sources map[string]*SourceEntry `json:"sources"`
+	// Pending is set only between a commit's commit point and the end of
+	// its apply: the operations that make the directory match this
+	// manifest. Open rolls it forward.
+	Pending *Pending `json:"pending,omitempty"`
+}
+
+// TableEntry is one table of the manifest.
+type TableEntry struct {
+	Empty string `json:"empty,omitempty"` // path of the zero-row file, relative to DIR
+}
+
+// SourceEntry is what the dataset holds of one source.
+type SourceEntry struct {
+	RunID    string    `json:"run_id"`   // the run that last committed this source
+	RunTime  time.Time `json:"run_time"` // that run's time
+	Position Position  `json:"position"` // as given by the last commit
+	Complete bool      `json:"complete"` // the source was read to its end
+	// Files holds, per table, the files with this source's rows, sorted by
+	// path. A source may have no files (it produced no rows).
+	Files map[string][]FileEntry `json:"files,omitempty"`
+}
+
+// FileEntry is one data file of the manifest.
+type FileEntry struct {
+	Path  string `json:"path"` // relative to DIR, slash-separated: TABLE/dt=YYYY-MM-DD/NAME.parquet
+	DT    string `json:"dt"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Position is how far a source was read: opaque to this package, which
+// keeps it in the manifest as the caller gave it. The pipeline uses
+// Unit "byte" or "record" for files, "offset" for Kafka.
+type Position struct {
+	Unit  string `json:"unit,omitempty"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+}
+
+// Pending is the operations of a commit not yet known to be applied.
+type Pending struct {
+	RunID   string   `json:"run_id"`
+	Renames []Rename `json:"renames,omitempty"`
+	Deletes []string `json:"deletes,omitempty"` // paths relative to DIR
+}
+
+// Rename moves a staged file (From, relative to DIR, under
+// .mcptrace/staging/) to its final path To.
+type Rename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+func newManifest() *Manifest {
+	return &Manifest{Version: ManifestVersion, Tables: map[string]*TableEntry{}, Sources: map[string]*SourceEntry{}}
+}
+
+// ReadManifest reads the manifest of the dataset at dir without taking its
+// lock (for readers such as analyze). A directory without a manifest gives
+// an empty manifest. When Pending is set, a commit is being applied (or
+// was interrupted) and the directory may not yet match the manifest.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, metaDir, manifestFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newManifest(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest %s: %w", path, err)
+	}
+	m := newManifest()
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("reading the manifest %s: %w (the file is damaged: restore it from a backup, or remove the dataset and ingest again)", path, err)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf("reading the manifest %s: version %d, this mcptrace reads version %d: use a matching mcptrace", path, m.Version, ManifestVersion)
+	}
+	if m.Tables == nil {
+		m.Tables = map[string]*TableEntry{}
+	}
+	if m.Sources == nil {
+		m.Sources = map[string]*SourceEntry{}
+	}
+	return m, nil
+}
+
+func writeManifest(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the manifest of %s: %w", dir, err)
+	}
+	return writeFileDurable(filepath.Join(dir, metaDir, manifestFile), append(b, '\n'))
+}
+
+// clone returns a deep copy.
+func (m *Manifest) clone() *Manifest {
+	c := &Manifest{Version: m.Version, Tables: make(map[string]*TableEntry, len(m.Tables)), Sources: make(map[string]*SourceEntry, len(m.Sources))}
+	for k, v := range m.Tables {
+		t := *v
+		c.Tables[k] = &t
+	}
+	for k, v := range m.Sources {
+		s := *v
+		s.Files = make(map[string][]FileEntry, len(v.Files))
+		for t, fs := range v.Files {
+			s.Files[t] = append([]FileEntry(nil), fs...)
+		}
+		c.Sources[k] = &s
+	}
+	if m.Pending != nil {
+		p := *m.Pending
+		p.Renames = append([]Rename(nil), m.Pending.Renames...)
+		p.Deletes = append([]string(nil), m.Pending.Deletes...)
+		c.Pending = &p
+	}
+	return c
+}
+
+// TableNames returns the tables of the dataset, sorted.
+func (m *Manifest) TableNames() []string {
+	names := make([]string, 0, len(m.Tables))
+	for t := range m.Tables {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// SourceIDs returns the identities of the sources of the dataset, sorted.
+func (m *Manifest) SourceIDs() []string {
+	ids := make([]string, 0, len(m.Sources))
+	for id := range m.Sources {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Files returns the data files of table, sorted by path, each with the
+// source whose rows it holds. The zero-row file of an empty table is not
+// among them (see EmptyFile).
+func (m *Manifest) Files(table string) []FileInfo {
+	var out []FileInfo
+	for id, s := range m.Sources {
+		for _, f := range s.Files[table] {
+			out = append(out, FileInfo{Table: table, DT: f.DT, Path: f.Path, Source: id, Rows: f.Rows, Bytes: f.Bytes})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Rows returns the number of rows of table in the dataset.
+func (m *Manifest) Rows(table string) int64 {
+	var n int64
+	for _, s := range m.Sources {
+		for _, f := range s.Files[table] {
+			n += f.Rows
+		}
+	}
+	return n
+}
+
+// EmptyFile returns the path (relative to DIR) of table's zero-row file, or
+// "" when the table has data files or is unknown.
+func (m *Manifest) EmptyFile(table string) string {
+	if t := m.Tables[table]; t != nil {
+		return t.Empty
+	}
+	return ""
+}
+
+// livePaths returns every file the manifest says is in the dataset.
+func (m *Manifest) livePaths() map[string]string {
+	live := map[string]string{}
+	for id, s := range m.Sources {
+		for _, fs := range s.Files {
+			for _, f := range fs {
+				live[f.Path] = id
+			}
+		}
+	}
+	for _, t := range m.Tables {
+		if t.Empty != "" {
+			live[t.Empty] = ""
+		}
+	}
+	return live
+}

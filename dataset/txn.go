@@ -1,0 +1,333 @@
+package dataset
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SourceState is what a commit records about one source.
+type SourceState struct {
+	ID       string   // canonical identity, as in Source.ID
+	Position Position // the position range the source's files cover, kept as given
+	Complete bool     // the source was read to its end
+	// Append keeps the files the source has in the dataset from earlier
+	// runs even on its first commit in this transaction (a live stream
+	// resuming from its committed position). Without it, the first commit
+	// of a source in a transaction replaces all its earlier files.
+	Append bool
+}
+
+// Txn is one run's transaction: tables write into its staging area, and
+// each Commit publishes what was staged for the sources it names.
+type Txn struct {
+	d       *Dataset
+	id      string
+	runTime time.Time
+	staging string // absolute: DIR/.mcptrace/staging/<run-id>
+
+	mu        sync.Mutex
+	tables    []tableHandle
+	committed map[string]bool // sources committed at least once in this txn
+	ended     bool
+	// broken: a commit failed after its commit point. The staging area
+	// must stay for the roll-forward of the next Open.
+	broken error
+}
+
+var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// Begin starts a transaction. runID names the run in the manifest and its
+// staging directory (letters, digits, '.', '_', '-'); "" derives one from
+// runTime and the process id. runTime is recorded for the sources it
+// commits. One transaction at a time per Dataset.
+func (d *Dataset) Begin(runID string, runTime time.Time) (*Txn, error) {
+	if runID == "" {
+		runID = fmt.Sprintf("run-%s-%d", runTime.UTC().Format("20060102T150405Z"), os.Getpid())
+	}
+	if !runIDRE.MatchString(runID) {
+		return nil, fmt.Errorf("dataset %s: invalid run id %q (letters, digits, '.', '_', '-')", d.dir, runID)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("dataset %s is closed", d.dir)
+	}
+	if d.txn != nil {
+		return nil, fmt.Errorf("dataset %s: run %s is still open: commit or abort it first", d.dir, d.txn.id)
+	}
+	staging := filepath.Join(d.dir, metaDir, stagingDir, runID)
+	if _, err := os.Stat(staging); err == nil {
+		return nil, fmt.Errorf("dataset %s: staging area %s exists: run ids must be unique", d.dir, staging)
+	}
+	if err := mkdirAll(staging); err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", d.dir, err)
+	}
+	t := &Txn{d: d, id: runID, runTime: runTime.UTC(), staging: staging, committed: map[string]bool{}}
+	d.txn = t
+	return t, nil
+}
+
+// ID returns the run id.
+func (t *Txn) ID() string { return t.id }
+
+func (t *Txn) register(h tableHandle) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, o := range t.tables {
+		if o.tableName() == h.tableName() {
+			return fmt.Errorf("table %s registered twice in run %s", h.tableName(), t.id)
+		}
+	}
+	t.tables = append(t.tables, h)
+	return nil
+}
+
+func (t *Txn) usable() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.broken != nil {
+		return t.broken
+	}
+	if t.ended {
+		return fmt.Errorf("dataset %s: run %s has ended", t.d.dir, t.id)
+	}
+	return nil
+}
+
+// Commit publishes, for each source named, the files staged for it (open
+// files of those sources are rolled first), and records its state. The
+// first commit of a source in the transaction replaces every file the
+// source had in the dataset, in every table and partition, even when it
+// staged nothing (unless Append); later commits add to it. Sources not
+// named are untouched. After a commit, every table of the transaction
+// with no data file in the dataset has a zero-row file.
+//
+// It returns the files it published. An error before the commit point
+// (writing the new manifest) leaves the dataset and its manifest as they
+// were, and the staged files stay for a retry or Abort. An error after it
+// leaves a commit that the next Open finishes; the transaction can then
+// only be closed.
+func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.broken != nil {
+		return nil, t.broken
+	}
+	if t.ended {
+		return nil, fmt.Errorf("dataset %s: run %s has ended", t.d.dir, t.id)
+	}
+	d := t.d
+	named := map[string]bool{}
+	for _, s := range sources {
+		if s.ID == "" {
+			return nil, fmt.Errorf("dataset %s: commit of a source without identity", d.dir)
+		}
+		if named[s.ID] {
+			return nil, fmt.Errorf("dataset %s: source %s named twice in one commit", d.dir, s.ID)
+		}
+		named[s.ID] = true
+	}
+	staged := map[string][]stagedFile{}
+	for _, tb := range t.tables {
+		files, err := tb.take(named)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			staged[f.Source] = append(staged[f.Source], f)
+		}
+	}
+
+	d.mu.Lock()
+	old := d.manifest
+	d.mu.Unlock()
+	m := old.clone()
+	p := &Pending{RunID: t.id}
+	newFinal := map[string]bool{}
+	var published []FileInfo
+	var replaced []string
+	for _, s := range sources {
+		e := m.Sources[s.ID]
+		if e == nil {
+			e = &SourceEntry{}
+			m.Sources[s.ID] = e
+		}
+		if !t.committed[s.ID] && !s.Append {
+			for _, fs := range e.Files {
+				for _, f := range fs {
+					replaced = append(replaced, f.Path)
+				}
+			}
+			e.Files = nil
+		}
+		if e.Files == nil {
+			e.Files = map[string][]FileEntry{}
+		}
+		e.RunID, e.RunTime, e.Position, e.Complete = t.id, t.runTime, s.Position, s.Complete
+		for _, f := range staged[s.ID] {
+			e.Files[f.Table] = append(e.Files[f.Table], FileEntry{Path: f.Path, DT: f.DT, Rows: f.Rows, Bytes: f.Bytes})
+			p.Renames = append(p.Renames, Rename{From: f.staged, To: f.Path})
+			newFinal[f.Path] = true
+			published = append(published, f.FileInfo)
+		}
+		for tb, fs := range e.Files {
+			sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
+			if len(fs) == 0 {
+				delete(e.Files, tb)
+			}
+		}
+	}
+	// A new file may take the name of a replaced file of its own source;
+	// never that of a file that stays.
+	stays := old.livePaths()
+	for _, r := range replaced {
+		delete(stays, r)
+	}
+	for path := range newFinal {
+		if owner, ok := stays[path]; ok {
+			return nil, fmt.Errorf("dataset %s: the new file %s would overwrite a file of source %q that stays: give the sources distinct stems", d.dir, path, owner)
+		}
+	}
+	for _, r := range replaced {
+		if !newFinal[r] {
+			p.Deletes = append(p.Deletes, r)
+		}
+	}
+
+	// Empty tables: a zero-row file while a table has no data file.
+	hasData := map[string]bool{}
+	for _, s := range m.Sources {
+		for tb, fs := range s.Files {
+			if len(fs) > 0 {
+				hasData[tb] = true
+			}
+		}
+	}
+	var emptyStaged []string
+	for _, tb := range t.tables {
+		name := tb.tableName()
+		if m.Tables[name] == nil {
+			m.Tables[name] = &TableEntry{}
+		}
+		if !hasData[name] && m.Tables[name].Empty == "" {
+			rel := path.Join(name, "dt="+emptyDT, emptyName)
+			staged := path.Join(metaDir, stagingDir, t.id, ".empty", name, emptyName)
+			if err := tb.writeEmpty(d.Path(staged)); err != nil {
+				return nil, err
+			}
+			emptyStaged = append(emptyStaged, staged)
+			m.Tables[name].Empty = rel
+			p.Renames = append(p.Renames, Rename{From: staged, To: rel})
+		}
+	}
+	for _, name := range m.TableNames() {
+		if e := m.Tables[name]; hasData[name] && e.Empty != "" {
+			p.Deletes = append(p.Deletes, e.Empty)
+			e.Empty = ""
+		}
+	}
+	sort.Slice(p.Renames, func(i, j int) bool { return p.Renames[i].To < p.Renames[j].To })
+	sort.Strings(p.Deletes)
+
+	// The commit point: the manifest with its pending operations.
+	m.Pending = p
+	if err := writeManifest(d.dir, m); err != nil {
+		for _, s := range emptyStaged {
+			os.Remove(d.Path(s))
+		}
+		return nil, fmt.Errorf("commit of run %s failed, the dataset is unchanged: %w", t.id, err)
+	}
+	d.mu.Lock()
+	d.manifest = m.clone()
+	d.mu.Unlock()
+	for _, tb := range t.tables {
+		tb.committed(named)
+	}
+	for id := range named {
+		t.committed[id] = true
+	}
+	var after func(int) error
+	if fault != nil {
+		after = fault.applied
+	}
+	if err := d.apply(p, after); err != nil {
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is recorded but not fully applied (%w): the next run finishes it on open", d.dir, t.id, err)
+		return nil, t.broken
+	}
+	m.Pending = nil
+	if err := writeManifest(d.dir, m); err != nil {
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is applied but its manifest could not be finalised (%w): the next run finishes it on open", d.dir, t.id, err)
+		return nil, t.broken
+	}
+	d.mu.Lock()
+	d.manifest = m
+	d.mu.Unlock()
+	return published, nil
+}
+
+// Abort ends the transaction and removes its staging area: what it did not
+// commit is gone. A transaction that never committed leaves the dataset
+// exactly as it was. Abort after Abort or Close does nothing.
+func (t *Txn) Abort() error {
+	_, err := t.end()
+	return err
+}
+
+// Close ends the transaction like Abort, and reports as an error any
+// source whose staged rows were never committed (they are discarded).
+func (t *Txn) Close() error {
+	lost, err := t.end()
+	if err != nil {
+		return err
+	}
+	if len(lost) > 0 {
+		return fmt.Errorf("dataset %s: run %s ended with rows of %s staged but not committed; they were discarded", t.d.dir, t.id, strings.Join(lost, ", "))
+	}
+	return nil
+}
+
+func (t *Txn) end() ([]string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return nil, nil
+	}
+	t.ended = true
+	lost := map[string]bool{}
+	for _, tb := range t.tables {
+		for _, id := range tb.uncommittedSources() {
+			lost[id] = true
+		}
+		tb.discard()
+	}
+	t.d.mu.Lock()
+	if t.d.txn == t {
+		t.d.txn = nil
+	}
+	t.d.mu.Unlock()
+	var ids []string
+	for id := range lost {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	if t.broken != nil {
+		// The staging area holds files the pending commit still renames.
+		return ids, nil
+	}
+	if err := os.RemoveAll(t.staging); err != nil {
+		return ids, fmt.Errorf("dataset %s: removing the staging area %s: %w", t.d.dir, t.staging, err)
+	}
+	if removeIfEmpty(filepath.Dir(t.staging)) {
+		syncDir(filepath.Join(t.d.dir, metaDir))
+	} else {
+		syncDir(filepath.Dir(t.staging))
+	}
+	return ids, nil
+}
