@@ -59,7 +59,9 @@ func begin(t testing.TB, d *Dataset, id string) *Txn {
 
 func src(id string) Source { return Source{ID: id} }
 
-func done(id string) SourceState { return SourceState{ID: id, Complete: true, Position: Position{Unit: "byte", End: 100}} }
+func done(id string) SourceState {
+	return SourceState{ID: id, Complete: true, Position: Position{Unit: "byte", End: 100}}
+}
 
 // run writes each source's rows in one transaction and commits them all.
 func run(t testing.TB, dir, runID string, pol RollPolicy, bySource map[string][]row) *Manifest {
