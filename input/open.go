@@ -1,0 +1,285 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
+
+	"mcptrace/decode"
+)
+
+// bufSize is the read buffer of an input, raw and decompressed: larger than
+// decode.SniffBytes, so the head can be peeked whole.
+const bufSize = 256 << 10
+
+// The compressions Open undoes, as Reader.Compression names them.
+const (
+	Gzip = "gzip"
+	Zlib = "zlib"
+	Zstd = "zstd"
+)
+
+// Reader reads one opened input: the decompressed bytes, once, with the
+// head available through Head and Peek before they are read. Read and Peek
+// belong to one goroutine; RawBytes and Bytes may be called from any (for
+// progress).
+type Reader struct {
+	in     Input
+	id     string
+	file   *os.File // nil for standard input, which is not closed
+	raw    *rawCounter
+	rawBuf *bufio.Reader
+	comp   string
+	zr     *zstd.Decoder
+	dec    *decompressor // nil when not compressed
+	buf    *bufio.Reader // what Read and Peek read
+	n      atomic.Int64  // decompressed bytes handed out by Read
+	closed bool
+}
+
+// Open opens an input once and prepares it for reading: it reads the raw
+// head (up to decode.SniffBytes, or to the end of a shorter input; for a
+// pipe this waits until that much has arrived or the writer closed it), fixes
+// the identity (Reader.ID) and recognises gzip, zlib or zstd compression by
+// its magic bytes, whatever the name says.
+//
+// It fails only when the input cannot be opened or read at all. A stream
+// that fails to decompress opens fine: its failure comes back as a
+// *CorruptError from Head, Peek or Read, and keeps coming back.
+func Open(in Input) (*Reader, error) {
+	r := &Reader{in: in}
+	if in.Kind == Stdin {
+		r.raw = &rawCounter{r: os.Stdin}
+	} else {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			return nil, fmt.Errorf("input %s cannot be opened: %w (check that it still exists and its permissions)", in.Name, err)
+		}
+		r.file = f
+		r.raw = &rawCounter{r: f}
+	}
+	r.rawBuf = bufio.NewReaderSize(r.raw, bufSize)
+	head, err := r.rawBuf.Peek(decode.SniffBytes)
+	if err != nil && err != io.EOF {
+		r.Close()
+		return nil, fmt.Errorf("input %s cannot be read: %w", in.Name, err)
+	}
+	switch in.Kind {
+	case File:
+		r.id = in.ID
+		if r.id == "" {
+			r.id = "file:" + in.Path
+		}
+	default:
+		r.id = Fingerprint(head)
+	}
+	r.buf = r.rawBuf
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		r.comp = Gzip
+		r.dec = &decompressor{rd: r}
+		if gz, err := gzip.NewReader(r.rawBuf); err != nil {
+			r.dec.fail(err)
+		} else {
+			r.dec.r = gz
+		}
+	case len(head) >= 4 && bytes.Equal(head[:4], []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		r.comp = Zstd
+		r.dec = &decompressor{rd: r}
+		// One frame at a time on this goroutine: no decoder goroutines to
+		// join.
+		if zr, err := zstd.NewReader(r.rawBuf, zstd.WithDecoderConcurrency(1)); err != nil {
+			r.dec.fail(err)
+		} else {
+			r.zr, r.dec.r = zr, zr
+		}
+	case len(head) >= 2 && head[0] == 0x78 && (head[1] == 0x01 || head[1] == 0x5e || head[1] == 0x9c || head[1] == 0xda):
+		r.comp = Zlib
+		r.dec = &decompressor{rd: r}
+		if zr, err := zlib.NewReader(r.rawBuf); err != nil {
+			r.dec.fail(err)
+		} else {
+			r.dec.r = zr
+		}
+	}
+	if r.dec != nil {
+		r.buf = bufio.NewReaderSize(r.dec, bufSize)
+	}
+	return r, nil
+}
+
+// Fingerprint is the identity of standard input and pipes: "stdin:sha256:"
+// and the hex SHA-256 of the raw head (up to decode.SniffBytes of the bytes
+// as they arrive, before decompression). See the package documentation for
+// why.
+func Fingerprint(rawHead []byte) string {
+	if len(rawHead) > decode.SniffBytes {
+		rawHead = rawHead[:decode.SniffBytes]
+	}
+	sum := sha256.Sum256(rawHead)
+	return "stdin:sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Input is what was opened.
+func (r *Reader) Input() Input { return r.in }
+
+// ID is the canonical identity of the input, for the dataset manifest and
+// exchange ids: "file:" + resolved path for a file, Fingerprint of the raw
+// head for standard input and pipes.
+func (r *Reader) ID() string { return r.id }
+
+// Compression names the compression undone (Gzip, Zlib, Zstd), or "".
+func (r *Reader) Compression() string { return r.comp }
+
+// RawBytes is how many bytes were read from the source so far (compressed
+// bytes when it is compressed), read ahead included.
+func (r *Reader) RawBytes() int64 { return r.raw.n.Load() }
+
+// Bytes is how many decompressed bytes Read has handed out.
+func (r *Reader) Bytes() int64 { return r.n.Load() }
+
+// Read reads the decompressed input. A decompression failure is a
+// *CorruptError, after the bytes decoded before it.
+func (r *Reader) Read(p []byte) (int, error) {
+	n, err := r.buf.Read(p)
+	r.n.Add(int64(n))
+	return n, err
+}
+
+// Peek returns the next n decompressed bytes without consuming them (n at
+// most 256 KiB), like bufio.Reader.Peek: fewer with an error when the input
+// ends (io.EOF) or fails (*CorruptError) before n.
+func (r *Reader) Peek(n int) ([]byte, error) {
+	return r.buf.Peek(n)
+}
+
+// Head returns up to decode.SniffBytes of the decompressed input without
+// consuming them, for format detection and for learning the side of a log;
+// call it before the first Read. A short input is no error. The error is a
+// *CorruptError when decompression failed inside the head (the bytes before
+// the failure come with it; with none, the input yields nothing at all and
+// must be quarantined, not read as empty), or a read error.
+func (r *Reader) Head() ([]byte, error) {
+	head, err := r.buf.Peek(decode.SniffBytes)
+	if err == io.EOF {
+		err = nil
+	}
+	return head, err
+}
+
+// Close releases the input (standard input stays open). It may be called
+// more than once.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.zr != nil {
+		r.zr.Close()
+	}
+	if r.file != nil {
+		return r.file.Close()
+	}
+	return nil
+}
+
+// rawCounter counts the raw bytes read from the source and keeps its last
+// error, to tell a read failure from corrupt data.
+type rawCounter struct {
+	r   io.Reader
+	n   atomic.Int64
+	err error
+}
+
+func (c *rawCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
+}
+
+// decompressor wraps gzip, zlib or zstd: it counts what it produces and
+// turns a failure into a sticky *CorruptError with its offsets.
+type decompressor struct {
+	rd  *Reader
+	r   io.Reader
+	n   int64 // decompressed bytes produced
+	err error // sticky
+}
+
+func (d *decompressor) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	if err == io.EOF {
+		d.err = io.EOF
+	} else if err != nil {
+		d.fail(err)
+		err = d.err
+	}
+	return n, err
+}
+
+// fail records why decompression stopped.
+func (d *decompressor) fail(err error) {
+	rd := d.rd
+	rawOff := rd.raw.n.Load() - int64(rd.rawBuf.Buffered())
+	if rd.raw.err != nil && errors.Is(err, rd.raw.err) {
+		d.err = fmt.Errorf("input %s: reading failed at byte %d: %w", rd.in.Name, rawOff, err)
+		return
+	}
+	d.err = &CorruptError{Name: rd.in.Name, Compression: rd.comp, RawOffset: rawOff, Offset: d.n, Err: err}
+}
+
+// CorruptError is a compressed input that fails to decompress: a corrupt
+// header, a stream cut short (with or without decodable bytes before the
+// cut), corrupt data in the middle. The bytes decompressed before the
+// failure are delivered first; nothing after it can be read. The pipeline
+// quarantines it with its reason and offsets; it is never read as empty.
+type CorruptError struct {
+	Name        string // the input, as named
+	Compression string // Gzip, Zlib or Zstd
+	// RawOffset is how far into the compressed input the decompressor had
+	// read when it failed (exact for gzip and zlib; for zstd the end of the
+	// block it was reading).
+	RawOffset int64
+	// Offset is how many decompressed bytes came out before the failure: 0
+	// when the input yields nothing at all.
+	Offset int64
+	Err    error // what the decompressor said
+}
+
+func (e *CorruptError) Error() string {
+	if e.Offset == 0 {
+		return fmt.Sprintf("input %s starts like %s but yields no data (at compressed byte %d: %v): it is cut short or not really %s; copy it again from its source (%s)",
+			e.Name, e.Compression, e.RawOffset, e.Err, e.Compression, check(e.Compression))
+	}
+	return fmt.Sprintf("input %s: the %s stream breaks at compressed byte %d, after %d decompressed bytes (%v); what came before is kept, the rest cannot be read: copy it again from its source (%s)",
+		e.Name, e.Compression, e.RawOffset, e.Offset, e.Err, check(e.Compression))
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+func check(comp string) string {
+	switch comp {
+	case Gzip:
+		return "gzip -t tells whether a copy is whole"
+	case Zstd:
+		return "zstd -t tells whether a copy is whole"
+	}
+	return "a zlib stream has no checker of its own; compare sizes with the source"
+}
