@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
@@ -135,7 +137,7 @@ func (e *corruptError) Error() string { return e.err.Error() }
 func openInput(path string) (*bufio.Reader, func() error, error) {
 	var f io.ReadCloser
 	if path == Stdin {
-		f = io.NopCloser(os.Stdin)
+		f = stdinReader()
 	} else {
 		file, err := os.Open(path)
 		if err != nil {
@@ -225,4 +227,35 @@ func mergeWanted(cfg Config, files []string) (bool, error) {
 		}
 	}
 	return client && server, nil
+}
+
+// stdinReader returns standard input as a reader whose Close interrupts a
+// read that blocks: a pipe or FIFO is switched to non-blocking mode so that
+// Go's poller serves it (and switched back on Close, since the mode belongs
+// to the pipe, which other processes share). A terminal or a regular file is
+// left as it is.
+func stdinReader() io.ReadCloser {
+	st, err := os.Stdin.Stat()
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return io.NopCloser(os.Stdin)
+	}
+	fd := int(os.Stdin.Fd())
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return io.NopCloser(os.Stdin)
+	}
+	f := os.NewFile(uintptr(fd), "stdin")
+	return &stdinCloser{File: f, fd: fd}
+}
+
+type stdinCloser struct {
+	*os.File
+	fd int
+}
+
+func (s *stdinCloser) Close() error {
+	// Interrupt a blocked read through the poller, then give the pipe back
+	// its blocking mode. The descriptor itself stays open (it is fd 0).
+	s.File.SetReadDeadline(time.Now())
+	syscall.SetNonblock(s.fd, false)
+	return nil
 }

@@ -116,17 +116,13 @@ func (p *run) execute(parent context.Context) error {
 
 	// Source: hands out units in order until the input ends, a soft stop,
 	// or cancellation.
-	stopped := make(chan struct{})
 	g.Go(func() error {
 		defer close(units)
 		defer src.Close()
 		var n int64
 		for {
-			select {
-			case <-cfg.Stop:
-				close(stopped)
+			if stopped(cfg.Stop) {
 				return nil
-			default:
 			}
 			u, err := src.Next(ctx)
 			if err == io.EOF {
@@ -234,10 +230,12 @@ func (p *run) execute(parent context.Context) error {
 		g.fail(err)
 	}
 	g.wg.Wait()
-	select {
-	case <-stopped:
-		p.stopped = true
-	default:
+	if stopped(cfg.Stop) {
+		for _, in := range p.inputs {
+			if !in.Finished.Load() {
+				p.stopped = true // the stop left input unread
+			}
+		}
 	}
 	if g.err == nil && parent.Err() != nil {
 		g.err = parent.Err()
@@ -508,6 +506,12 @@ func (c *Config) defaults() error {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.MaxDocumentBytes <= 0 {
+		c.MaxDocumentBytes = decode.DefaultMaxDocument
+	}
+	if c.FlushInterval <= 0 {
+		c.FlushInterval = time.Second
 	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second

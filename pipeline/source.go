@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"mcptrace/decode"
 )
@@ -46,8 +48,7 @@ type fileSource struct {
 
 	// The input being cut into chunks of lines.
 	cur   *Input
-	lines *decode.LineReader
-	close func() error
+	lines *lineFeed
 }
 
 type progressCounters struct {
@@ -69,18 +70,18 @@ func (s *fileSource) Next(ctx context.Context) (*Unit, error) {
 		return nil, err
 	}
 	if s.lines != nil {
-		u, done := s.chunk()
+		u, done, err := s.chunk(ctx)
 		if done {
 			s.endLines()
 		}
-		if u != nil {
-			return u, nil
+		if err != nil || u != nil {
+			return u, err
 		}
 	}
 	for s.next < len(s.inputs) {
 		in := s.inputs[s.next]
 		s.next++
-		u, err := s.open(in)
+		u, err := s.open(ctx, in)
 		if err != nil {
 			return nil, err
 		}
@@ -97,18 +98,17 @@ func (s *fileSource) Close() error {
 }
 
 func (s *fileSource) endLines() {
-	if s.close != nil {
-		s.close()
+	if s.lines != nil {
+		if s.lines.close() {
+			s.cur.Finished.Store(true)
+		}
 	}
-	if s.cur != nil {
-		s.cur.Finished.Store(true)
-	}
-	s.lines, s.close, s.cur = nil, nil, nil
+	s.lines, s.cur = nil, nil
 }
 
 // open starts an input. Only an input that cannot be opened at all is an
 // error; anything else is quarantined.
-func (s *fileSource) open(in *Input) (*Unit, error) {
+func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	in.Opened.Store(true)
 	r, closeFn, err := openInput(in.Name)
 	var ce *corruptError
@@ -142,13 +142,13 @@ func (s *fileSource) open(in *Input) (*Unit, error) {
 	}
 	in.Format = string(format)
 	if format == decode.FormatWire {
-		s.cur, s.close = in, closeFn
-		s.lines = decode.NewLineReader(r, s.cfg.MaxLineBytes)
-		u, done := s.chunk()
+		s.cur = in
+		s.lines = startLineFeed(r, closeFn, decode.LineOptions{MaxLine: s.cfg.MaxLineBytes, MaxDocument: s.cfg.MaxDocumentBytes}, in.Stream)
+		u, done, err := s.chunk(ctx)
 		if done {
 			s.endLines()
 		}
-		return u, nil
+		return u, err
 	}
 	dec, _ := decode.DecoderFor(format)
 	return &Unit{Input: in, First: 1, Ack: nopAck,
@@ -178,47 +178,128 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// chunk cuts the next run of whole lines of the current line log. done
-// reports that the log has ended (the unit, if any, is its last).
-func (s *fileSource) chunk() (u *Unit, done bool) {
+// chunk cuts the next run of whole lines of the current line log: up to
+// chunkLines lines or chunkBytes bytes, or, for a stream, what arrived
+// within the flush interval. done reports that the log has ended (the unit,
+// if any, is its last).
+func (s *fileSource) chunk(ctx context.Context) (u *Unit, done bool, err error) {
 	in := s.cur
 	var items []lineItem
 	size := 0
+	var timeout <-chan time.Time
+loop:
 	for len(items) < chunkLines && size < chunkBytes {
-		line, tooLong, err := s.lines.Next()
-		if err == io.EOF {
+		select {
+		case it, ok := <-s.lines.items:
+			if !ok {
+				done = true
+				break loop
+			}
+			if len(items) == 0 && in.Stream {
+				t := time.NewTimer(s.cfg.FlushInterval)
+				defer t.Stop()
+				timeout = t.C
+			}
+			s.stats.bytes.Add(it.size)
+			items = append(items, it)
+			size += len(it.line)
+		case <-timeout:
+			break loop // a stream's flush interval: cut what arrived
+		case <-s.cfg.Stop:
 			done = true
-			break
+			break loop
+		case <-ctx.Done():
+			return nil, true, ctx.Err()
 		}
-		if err != nil {
-			// A read error (a corrupt compressed stream, say) ends this file;
-			// it is quarantined at the line where it happened.
-			items = append(items, lineItem{reason: decode.ReasonReadError, lineNo: s.lines.LineNo() + 1,
-				detail: fmt.Sprintf("reading stopped: %v; the rest of the file was not read", err)})
-			done = true
-			break
-		}
-		it := lineItem{lineNo: s.lines.LineNo()}
-		if tooLong {
-			it.reason = decode.ReasonLineTooLong
-			it.size = s.lines.TooLongSize()
-			it.detail = s.lines.TooLongDetail()
-			it.head = append([]byte(nil), s.lines.Head()...)
-		} else {
-			it.line = append([]byte(nil), line...)
-			it.size = int64(len(line)) + 1
-		}
-		s.stats.bytes.Add(it.size)
-		items = append(items, it)
-		size += len(it.line)
 	}
 	s.stats.records.Add(int64(len(items)))
 	in.Records.Add(int64(len(items)))
 	if len(items) == 0 {
-		if in.Records.Load() == 0 {
-			return &Unit{Input: in, Ack: nopAck}, done // an input with no records still reports its format
+		if in.Records.Load() == 0 && done {
+			return &Unit{Input: in, Ack: nopAck}, done, nil // an input with no records still reports its format
 		}
-		return nil, done
+		return nil, done, nil
 	}
-	return &Unit{Input: in, First: items[0].lineNo, Last: items[len(items)-1].lineNo, lines: items, Ack: nopAck}, done
+	return &Unit{Input: in, First: items[0].lineNo, Last: items[len(items)-1].lineNo, lines: items, Ack: nopAck}, done, nil
+}
+
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// lineFeed reads a line log in a goroutine of its own (decode.ReadLines, the
+// one line loop) and hands its lines over a channel: whole chunks' worth
+// for a file, one line at a time for a stream, so that the source can cut a
+// chunk on time and stop while a read blocks.
+type lineFeed struct {
+	items  chan lineItem
+	done   chan struct{}
+	wg     sync.WaitGroup
+	closer func() error
+	end    atomic.Bool // the input was read to its end (or to a read error)
+}
+
+func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, stream bool) *lineFeed {
+	f := &lineFeed{items: make(chan lineItem, 256), done: make(chan struct{}), closer: closeFn}
+	opt.Stop = func() bool { return stopped(f.done) }
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		defer close(f.items)
+		send := func(it lineItem) bool {
+			select {
+			case f.items <- it:
+				return true
+			case <-f.done:
+				return false
+			}
+		}
+		var last int64
+		err := decode.ReadLines(r, opt, func(l decode.Line) error {
+			last = l.No
+			it := lineItem{lineNo: l.No, size: l.Size}
+			switch {
+			case l.TooLong:
+				it.reason, it.detail = l.Reason(), l.Detail
+				it.head = append([]byte(nil), l.Head...)
+			default:
+				it.line = append([]byte(nil), l.Text...)
+			}
+			if !send(it) {
+				return decode.ErrStopped
+			}
+			return nil
+		})
+		switch {
+		case err == nil, errors.Is(err, decode.ErrLimit):
+			f.end.Store(true)
+		case errors.Is(err, decode.ErrStopped) || stopped(f.done):
+		default:
+			// A read error (a corrupt compressed stream, say) ends this
+			// input; it is quarantined where it happened.
+			f.end.Store(true)
+			send(lineItem{reason: decode.ReasonReadError, lineNo: last + 1,
+				detail: fmt.Sprintf("reading stopped: %v; the rest of the input was not read", err)})
+		}
+	}()
+	return f
+}
+
+func (f *lineFeed) ended() bool { return f.end.Load() }
+
+// close stops the reader (closing the input interrupts a blocked read of a
+// pipe), joins its goroutine, and reports whether the input was read to its
+// end.
+func (f *lineFeed) close() bool {
+	close(f.done)
+	f.closer()
+	for range f.items {
+	}
+	f.wg.Wait()
+	return f.end.Load()
 }

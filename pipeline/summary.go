@@ -21,9 +21,16 @@ type Config struct {
 	// bodies) of the run in memory until the end.
 	Merge        string
 	OutDir       string
-	Workers      int   // decode workers and correlator shards; 0: GOMAXPROCS
-	MaxLineBytes int   // longer lines are quarantined; 0: 16 MiB
-	RowGroupRows int64 // rows per Parquet row group; 0: 65,536
+	Workers      int // decode workers and correlator shards; 0: GOMAXPROCS
+	MaxLineBytes int // longer lines are quarantined; 0: 16 MiB
+	// MaxDocumentBytes caps what one record or document may make the
+	// process hold (decode.DefaultMaxDocument when 0): past it the record
+	// is quarantined with the limit named and the input ends there.
+	MaxDocumentBytes int64
+	// FlushInterval: a stream (standard input, a pipe) is cut into units
+	// of what arrived within it, so a quiet stream still moves on (0: 1s).
+	FlushInterval time.Duration
+	RowGroupRows  int64 // rows per Parquet row group; 0: 65,536
 	// IdleTimeout ends a conversation idle this long in event time;
 	// Lateness flags exchanges of observations this far behind the newest
 	// (see correlate.Correlator). 0 leaves each off.

@@ -29,6 +29,14 @@ import (
 	"mcptrace/redact"
 )
 
+// Exit statuses (README "Exit statuses").
+const (
+	ExitOK      = 0 // every input read and written
+	ExitFailed  = 1 // the run failed: the dataset is as it was before it
+	ExitUsage   = 2 // bad flags, policy or key: nothing was read
+	ExitStopped = 3 // a signal stopped the run: what was read is written, the summary says what was not
+)
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -40,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "decode workers and correlator shards (0: one per core)")
 	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
 	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
+	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (a HAR file, an OTLP export) or one unterminated line may make ingest hold; past it the record is quarantined and the input ends there")
+	flushEvery := fs.Duration("flush-interval", time.Second, "a stream (standard input, a pipe) is handed on in what arrived within this interval, so a quiet stream still moves")
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
@@ -86,14 +96,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		log.Error().Err(err).Msg("pseudonym key")
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first SIGINT or SIGTERM stops reading: what was read is drained,
+	// written and published, and ingest exits 3. A second one exits at once
+	// (128 + the signal's number); nothing of this run is published then,
+	// and the next run clears what it left.
+	softStop := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills the process at once
+		sig, ok := <-sigs
+		if !ok {
+			return
+		}
+		log.Warn().Str("signal", sig.String()).Msg("stopping: reading ends, what was read is being written (send the signal again to exit at once)")
+		close(softStop)
+		sig = <-sigs
+		log.Error().Str("signal", sig.String()).Msg("second signal: exiting at once; this run's output is not published")
+		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
-	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine,
-		RowGroupRows: *rowGroup, Pseudonyms: ps,
+	ctx := context.Background()
+	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc, FlushInterval: *flushEvery,
+		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop,
 		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		cfg.ProgressEvery = time.Second
@@ -104,8 +128,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info().Strs("inputs", inputs).Str("out", *out).Msg("ingest started")
 	sum, err := pipeline.Run(ctx, cfg)
+	if errors.Is(err, pipeline.ErrStopped) {
+		printSummary(stdout, sum)
+		log.Warn().Int("not_read", len(sum.NotRead)).Int("partly_read", len(sum.Partial)).
+			Msg("stopped by a signal: what was read is written; run again to ingest the rest")
+		return ExitStopped
+	}
 	if err != nil {
-		log.Error().Err(err).Msg("ingest failed; nothing was written")
+		log.Error().Err(err).Str("out", *out).Msg("ingest failed; the dataset is as it was before this run")
 		return 1
 	}
 	printSummary(stdout, sum)
@@ -206,6 +236,19 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 		s.Records, s.Observations, s.Quarantined, s.SkippedTotal(), status)
 	fmt.Fprintf(w, "                 %d observations = %d in exchanges + %d notification-only + %d stray + %d stderr + %d other\n",
 		c.Observations, c.Contributing, c.NotificationOnly, c.Stray, c.Stderr, c.Other)
+	if len(s.NotRead) > 0 || len(s.Partial) > 0 {
+		fmt.Fprintf(w, "  stopped early: %d inputs not read, %d read in part\n", len(s.NotRead), len(s.Partial))
+		for _, p := range s.Partial {
+			fmt.Fprintf(w, "    read in part: %s\n", p)
+		}
+		for i, p := range s.NotRead {
+			if i == 8 {
+				fmt.Fprintf(w, "    ... and %d more\n", len(s.NotRead)-i)
+				break
+			}
+			fmt.Fprintf(w, "    not read:     %s\n", p)
+		}
+	}
 	printWritten(w, "exchanges", s.ExchangeFiles)
 	printWritten(w, "quarantine", s.QuarantineOut)
 	fmt.Fprintf(w, "  elapsed:       %s\n", s.Elapsed.Round(time.Millisecond))
