@@ -41,9 +41,18 @@ type Emitter interface {
 	Skip(pos schema.Position, why string)
 }
 
-// FileDecoder decodes one whole input (already decompressed). It returns an
-// error only when the input cannot be read at all; malformed content is
-// quarantined record by record and decoding goes on.
+// FileDecoder decodes one whole input (already decompressed). Malformed
+// content is quarantined record by record and decoding goes on. It returns
+// nil at the end of the input, or:
+//   - the reader's error when reading fails (a corrupt compressed stream,
+//     say): what was decoded before stands, the caller quarantines the
+//     failure where it happened;
+//   - an error wrapping ErrLimit when a document or an endless line ran past
+//     the document limit: already quarantined, the rest not read (the
+//     caller must not drain the input);
+//   - ErrStopped when the Emitter (a Stopper) reported a stop.
+//
+// An Emitter may also implement LineLimiter, DocumentLimiter and Stopper.
 type FileDecoder func(source string, r io.Reader, e Emitter) error
 
 type formatInfo struct {

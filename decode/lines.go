@@ -95,7 +95,7 @@ const excerptBytes = 1024
 type LineReader struct {
 	r         *bufio.Reader
 	max       int
-	skipMax   int64 // 0: skip an over-long line to its newline however far
+	skipMax   int64 // how far an over-long line is skipped looking for its newline
 	buf       []byte
 	lineNo    int64
 	off       int64 // bytes consumed
@@ -107,8 +107,9 @@ type LineReader struct {
 }
 
 // NewLineReader reads r with lines of at most max bytes. It skips an
-// over-long line up to its newline however far that is; ReadLines (and
-// every decoder) also stops at the document limit.
+// over-long line up to its newline, or abandons the input when the skip runs
+// past DefaultMaxDocument without one (Abandoned). ReadLines takes the
+// document limit from its options.
 func NewLineReader(r io.Reader, max int) *LineReader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
@@ -117,15 +118,14 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxLine
 	}
-	return &LineReader{r: br, max: max}
+	return &LineReader{r: br, max: max, skipMax: DefaultMaxDocument}
 }
 
 // newLineReader is NewLineReader with the document limit of opt.
 func newLineReader(r io.Reader, opt LineOptions) *LineReader {
 	lr := NewLineReader(r, opt.MaxLine)
-	lr.skipMax = opt.MaxDocument
-	if lr.skipMax <= 0 {
-		lr.skipMax = DefaultMaxDocument
+	if opt.MaxDocument > 0 {
+		lr.skipMax = opt.MaxDocument
 	}
 	// No line is held past the document limit either.
 	if int64(lr.max) > lr.skipMax {
@@ -186,7 +186,7 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 			}
 		}
 		if err == bufio.ErrBufferFull {
-			if tooLong && l.skipMax > 0 && total > l.skipMax {
+			if tooLong && total > l.skipMax {
 				l.lineNo++
 				l.tooLong = total
 				l.abandoned = true

@@ -53,6 +53,8 @@ type Reader struct {
 // the identity (Reader.ID) and recognises gzip, zlib or zstd compression by
 // its magic bytes, whatever the name says.
 //
+// Opening a FIFO waits until a writer opens it, as reading one must.
+//
 // It fails only when the input cannot be opened or read at all. A stream
 // that fails to decompress opens fine: its failure comes back as a
 // *CorruptError from Head, Peek or Read, and keeps coming back.

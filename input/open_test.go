@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,3 +259,21 @@ func TestBOMWireLogThroughOneReader(t *testing.T) {
 }
 
 func itoa(fd uintptr) string { return strconv.FormatUint(uint64(fd), 10) }
+
+// TestNoGoroutinesLeft: the zstd decoder runs on the reading goroutine, so
+// there is nothing to join after Close.
+func TestNoGoroutinesLeft(t *testing.T) {
+	data := wireLog(20000)
+	raw := zstdBytes(t, data)
+	before := runtime.NumGoroutine()
+	for range 5 {
+		r := openFile(t, "log.zst", raw)
+		if _, err := io.CopyN(io.Discard, r, 512<<10); err != nil {
+			t.Fatal(err)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			t.Errorf("%d goroutines while reading, %d before", n, before)
+		}
+		r.Close()
+	}
+}
