@@ -3,6 +3,8 @@ package correlate
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,27 +47,40 @@ func (s *Stats) Add(o Stats) {
 	s.Closed += o.Closed
 }
 
-// Correlator pairs the messages of the conversations routed to it. It is not
-// safe for concurrent use: the pipeline gives each goroutine its own and
-// routes every conversation to exactly one of them.
+// Correlator pairs and classifies the messages of the conversations routed
+// to it. It is not safe for concurrent use: the pipeline gives each
+// goroutine its own and routes every conversation to exactly one of them
+// (ShardKey).
 type Correlator struct {
 	// IdleTimeout ends a conversation with no activity for this long in
-	// event time (0: conversations end only on DELETE or at Flush).
+	// event time (0: conversations end only on DELETE or at the end).
 	IdleTimeout time.Duration
-	// Lateness is how far behind the newest event time an observation may
-	// be before its exchanges are flagged late (0: never).
+	// Lateness is how far behind the newest event time of its log an
+	// observation may be before its exchanges are flagged late (0: never).
 	Lateness time.Duration
 
-	now       time.Time // the newest event time seen
-	lastSweep time.Time
-	late      bool // the observation being added is late
+	late bool // the observation being added is late
 
 	convs    map[string]*conversation
-	lineages map[string]*lineage
-	emit     func(*schema.Exchange)
+	byLog    map[logKey]map[*conversation]struct{} // open conversations by the logs they have seen
+	clocks   logClocks                             // every log's event time, from Marks
+	out      func(Item)
+	key      Key   // of the next item emitted
+	seq      int64 // Seq of the observation being added
+	attachN  int32 // requests attached by the observation being added
 	Stats    Stats
 	tally    *parkTally // of the observation being added
 	flushing bool
+
+	self *selfDriven // New's correlator, which keeps its own clock and Linker
+}
+
+// selfDriven is what a correlator made by New adds to a shard: its own
+// Seq counter, Clock and Linker, advanced after every observation.
+type selfDriven struct {
+	seq    int64
+	clock  *Clock
+	linker *Linker
 }
 
 // parkTally follows an observation whose only use was parking responses, so
@@ -77,15 +92,35 @@ type parkTally struct {
 	notes     bool // it also carried notifications
 }
 
-// New returns a correlator that hands each finished exchange to emit.
+// New returns a correlator for a whole run in one goroutine: it hands each
+// finished exchange to emit, with the links across conversations already
+// made (it runs its own Clock and Linker, advanced after every observation;
+// it numbers observations itself unless they carry increasing Seqs). Flush
+// ends the input. Pipelines that
+// spread conversations over goroutines use NewShard instead.
 func New(emit func(*schema.Exchange)) *Correlator {
-	return &Correlator{convs: map[string]*conversation{}, lineages: map[string]*lineage{}, emit: emit}
+	l := NewLinker(func(r Row) { emit(r.Exchange) })
+	c := NewShard(l.Add)
+	c.self = &selfDriven{clock: NewClock(), linker: l}
+	return c
+}
+
+// NewShard returns a correlator for one shard of a run: it hands out, in
+// increasing Key order, the items the Linker needs (judged rows and the
+// events that relate conversations), for the pipeline to merge with the
+// other shards' by Key and feed to one Linker. Observations must carry
+// their Seq and a Watermark stamped by the run's Clock; the pipeline calls
+// Add for each observation routed here (ShardKey), in Seq order; Advance
+// with every Mark of the Clock, after the Adds of the observations with Seq
+// up to Mark.Seq; and Finish with the last Mark at the end of input.
+func NewShard(out func(Item)) *Correlator {
+	return &Correlator{convs: map[string]*conversation{}, byLog: map[logKey]map[*conversation]struct{}{}, out: out}
 }
 
 // LineageKey names the log an observation comes from (its side, format and
 // source): one client's successive sessions live in one log, and retries
-// across sessions are found within it. The pipeline routes on it, so every
-// conversation of a log is handled by one correlator.
+// across sessions are found within it (by the Linker). Kept for pipelines
+// that route whole logs; ShardKey routes by conversation.
 func LineageKey(o *schema.Observation) string {
 	return string(o.Side) + "|" + o.Format + "|" + o.Pos.Source
 }
@@ -119,7 +154,7 @@ type conversation struct {
 	server   schema.Implementation
 	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
 	lostGet  bool                 // a GET event stream whose body was not recorded
-	lin      *lineage             // the log this conversation belongs to
+	lin      logKey               // the log of its first observation
 	last     time.Time            // its latest activity, in event time
 	ended    bool                 // its session was deleted
 	expired  bool                 // a request on its session got 404
@@ -128,6 +163,16 @@ type conversation struct {
 	tools    map[string]toolHints // annotations learned from tools/list
 	held     []*chain             // open MRTR chains, in order
 	open     int                  // how many of openList are not final
+	first    int64                // Seq of its first observation: its id in order keys and link events
+	logs     []logKey             // the logs it has seen, its first one (lin) first
+	linked   bool                 // it has told the Linker about a request (client side only)
+	told     convState            // what the Linker last heard of it
+}
+
+// convState is what the Linker mirrors of a conversation.
+type convState struct {
+	expired bool
+	client  string
 }
 
 type dirKey struct {
@@ -164,6 +209,9 @@ type exchange struct {
 
 	// Kept after the exchange is judged, for the exchanges that follow.
 	cv           *conversation
+	ref          exRef // its name in link events
+	linked       bool  // the Linker remembers it: its state changes are told
+	told         exState
 	endedAt      time.Time // when it was settled
 	callHash     uint64
 	startedAt    time.Time
@@ -183,36 +231,63 @@ type exchange struct {
 // final outcome.
 type chain struct {
 	rows []schema.Exchange
+	refs []exRef
 }
 
 func (c *Correlator) conv(o *schema.Observation) *conversation {
 	k := ConversationKey(o)
 	cv := c.convs[k]
 	if cv == nil {
+		lk := logOf(o)
 		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{},
-			lin: c.lineage(o), session: o.SessionID}
+			lin: lk, session: o.SessionID, first: c.seq}
 		c.convs[k] = cv
+		c.joinLog(cv, lk)
+		return cv
+	}
+	if cv.lin.source != o.Pos.Source && !slices.ContainsFunc(cv.logs, func(l logKey) bool { return l.source == o.Pos.Source }) {
+		c.joinLog(cv, logOf(o)) // one session logged in two files
 	}
 	return cv
 }
 
-// Add feeds one observation, in the order its source wrote it.
+func (c *Correlator) joinLog(cv *conversation, lk logKey) {
+	cv.logs = append(cv.logs, lk)
+	set := c.byLog[lk]
+	if set == nil {
+		set = map[*conversation]struct{}{}
+		c.byLog[lk] = set
+	}
+	set[cv] = struct{}{}
+}
+
+// Add feeds one observation. A correlator made by New numbers the
+// observations and keeps the clock itself; one made by NewShard needs
+// o.Seq and o.Watermark set (Clock.Stamp) and observations in Seq order.
 func (c *Correlator) Add(o *schema.Observation) {
+	s := c.self
+	if s == nil {
+		c.add(o, o.Seq, o.Watermark)
+		return
+	}
+	// The caller's Seq when it numbers observations, else our own count.
+	s.seq = max(o.Seq, s.seq+1)
+	c.add(o, s.seq, s.clock.observe(o))
+	m := s.clock.Mark(s.seq)
+	c.Advance(m)
+	s.linker.IdleTimeout = c.IdleTimeout
+	s.linker.Advance(m)
+}
+
+func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) {
+	c.seq, c.key, c.attachN = seq, Key{Seq: seq}, 0
 	c.Stats.Observations++
 	t := o.EndOrStart()
 	cv := c.conv(o)
-	lin := cv.lin
-	late := c.Lateness > 0 && !lin.now.IsZero() && t.Before(lin.now.Add(-c.Lateness))
-	if t.After(lin.now) {
-		lin.now = t
-	}
-	if t.After(c.now) {
-		c.now = t
-	}
+	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
 	}
-	c.late = late
 	defer func() {
 		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.session != "" && o.HTTP.Status >= 200 && o.HTTP.Status <= 299 {
 			// The session ended. Records of streams that were still open are
@@ -220,13 +295,14 @@ func (c *Correlator) Add(o *schema.Observation) {
 			// grace period rather than at once.
 			cv.ended = true
 		}
-		c.sweep()
+		c.tellConv(cv)
 	}()
 	if o.ProtocolVersion != "" && cv.version == "" {
 		cv.version = o.ProtocolVersion
 	}
 	if o.ClientName != "" {
 		cv.client = schema.Implementation{Name: o.ClientName, Version: o.ClientVersion}
+		c.tellConv(cv)
 	}
 	if o.ServerName != "" {
 		cv.server = schema.Implementation{Name: o.ServerName, Version: o.ServerVersion}
@@ -353,7 +429,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		ex.onSession = o.SessionID != ""
 		if h.Responded && h.Status == 404 && ex.onSession {
 			cv.expired = true
+			c.tellConv(cv)
 		}
+		c.tellState(ex)
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
 			c.finish(cv, ex)
 		}
@@ -523,7 +601,9 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 			}
 		}
 	}
-	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{}}
+	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{},
+		ref: exRef{c.seq, c.attachN}}
+	c.attachN++
 	r := ex.row
 	r.ExchangeID = exchangeID(o.Pos, m)
 	ex.exID = r.ExchangeID
@@ -583,19 +663,18 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		ex.reqVersion = p.Get(`_meta.io\.modelcontextprotocol/protocolVersion`).String()
 	}
 	if m.Method == "initialize" && !fromServer {
-		client := p.Get("clientInfo.name").String()
-		if cv.lin.lastInit == nil {
-			cv.lin.lastInit = map[string]time.Time{}
-		}
-		cv.lin.lastInit[client] = o.Time
-		c.releaseExpired(cv.lin, client)
+		// The Linker releases the held rows of this client's expired
+		// sessions: it re-initialized.
+		c.emit(Item{kind: itemInit, conv: cv.first, ev: &linkEvent{log: cv.lin, client: p.Get("clientInfo.name").String(), time: o.Time}})
 	}
 	if m.Method == "initialize" {
 		if ci := p.Get("clientInfo"); ci.IsObject() {
 			cv.client = schema.Implementation{Name: ci.Get("name").String(), Version: ci.Get("version").String()}
+			c.tellConv(cv)
 		}
 	} else if ci := p.Get(`_meta.io\.modelcontextprotocol/clientInfo`); ci.IsObject() && cv.client.Name == "" {
 		cv.client = schema.Implementation{Name: ci.Get("name").String(), Version: ci.Get("version").String()}
+		c.tellConv(cv)
 	}
 	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
 	cv.openList = append(cv.openList, ex)
@@ -809,10 +888,14 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if v.Outcome == classify.HTTPError && v.ErrorType == "404" && ex.onSession {
 		r.SessionExpired = true
 		cv.expired = true
+		c.tellConv(cv)
 	}
 	ex.endedAt = r.EndedAt
+	c.tellState(ex)
 	if r.SessionExpired && ex.chain == nil {
-		c.holdExpired(cv.lin, *r)
+		// Held by the Linker until the log shows whether the client
+		// re-initialized.
+		c.emitRow(cv, *r, ex.ref, true)
 		ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
 		c.prune(cv)
 		return
@@ -848,17 +931,87 @@ func (c *Correlator) prune(cv *conversation) {
 	cv.openList = keep
 }
 
-// Flush judges every exchange still open (end of input) and counts responses
-// that never found their request.
+// Flush ends the input of a correlator made by New: every exchange still
+// open is judged, responses that never found their request are counted,
+// and the rows the Linker held go out.
 func (c *Correlator) Flush() {
-	for _, cv := range c.convs {
+	if s := c.self; s != nil {
+		m := s.clock.Mark(math.MaxInt64)
+		c.Finish(m)
+		s.linker.IdleTimeout = c.IdleTimeout
+		s.linker.Finish(m)
+		return
+	}
+	c.Finish(Mark{Seq: math.MaxInt64})
+}
+
+// Advance moves the correlator to Mark m: the pipeline calls it with every
+// Mark of the run's Clock, in order, once it has Added every observation
+// routed here with Seq <= m.Seq. Conversations whose logs' event time has
+// moved past their idle limits close (in the order of their first Seq),
+// their items keyed Key{m.Seq, conversation's first Seq, n}. Whether a
+// conversation closes depends only on its own observations and the Marks,
+// never on the other conversations of the shard.
+func (c *Correlator) Advance(m Mark) { c.advance(&m, false) }
+
+// Finish ends the input: it applies the last Mark, then judges every
+// exchange still open and closes every conversation, in the order of their
+// first Seq, keyed like Advance's. The correlator may be used again after
+// it (a new input), with later Seqs.
+func (c *Correlator) Finish(m Mark) { c.advance(&m, true) }
+
+func (c *Correlator) advance(m *Mark, final bool) {
+	due := c.clocks.apply(m, c.IdleTimeout)
+	var closing []*conversation
+	if final {
+		for _, cv := range c.convs {
+			closing = append(closing, cv)
+		}
+	} else if len(due) > 0 {
+		seen := map[*conversation]bool{}
+		for _, lk := range due {
+			for cv := range c.byLog[lk] {
+				if seen[cv] {
+					continue
+				}
+				seen[cv] = true
+				if c.idle(cv) {
+					closing = append(closing, cv)
+				}
+			}
+		}
+	}
+	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
+	for _, cv := range closing {
+		c.key = Key{Seq: m.Seq, Conv: cv.first}
 		c.close(cv)
 	}
-	for _, l := range c.lineages {
-		c.releaseAllExpired(l)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	c.convs = map[string]*conversation{}
-	c.lineages = map[string]*lineage{}
+	return 0
+}
+
+// LowWater is the smallest Seq an open conversation of this correlator
+// still needs (its first observation: replaying input from there rebuilds
+// it whole), or math.MaxInt64 when it holds none. For a correlator made by
+// New it covers its Linker too, and is in the callers' Seq when they set
+// it.
+func (c *Correlator) LowWater() int64 {
+	lw := int64(math.MaxInt64)
+	if c.self != nil {
+		lw = c.self.linker.LowWater()
+	}
+	for _, cv := range c.convs {
+		lw = min(lw, cv.first)
+	}
+	return lw
 }
 
 // close ends a conversation: every exchange still open is judged on what the
@@ -872,7 +1025,7 @@ func (c *Correlator) close(cv *conversation) {
 	c.flushing = false
 	for _, ch := range cv.held {
 		if len(ch.rows) > 0 {
-			c.releaseChain(ch, ch.rows[len(ch.rows)-1].Outcome)
+			c.releaseChain(cv, ch, ch.rows[len(ch.rows)-1].Outcome)
 		}
 	}
 	cv.held = nil
@@ -882,37 +1035,45 @@ func (c *Correlator) close(cv *conversation) {
 			c.unpark(p.tally, false)
 		}
 	}
-	// Exchanges the log remembers for retries keep a pointer to their
-	// conversation: drop everything else it holds.
+	if cv.linked {
+		c.emit(Item{kind: itemConvEnd, conv: cv.first})
+	}
 	cv.pending, cv.byID, cv.calls, cv.openList, cv.cancels = nil, nil, nil, nil, nil
 	delete(c.convs, cv.key)
+	for _, lk := range cv.logs {
+		if set := c.byLog[lk]; set != nil {
+			delete(set, cv)
+			if len(set) == 0 {
+				delete(c.byLog, lk)
+			}
+		}
+	}
 	c.Stats.Closed++
 }
 
-// sweep ends the conversations idle for longer than IdleTimeout, looking at
-// most once per tenth of the timeout of event time.
-func (c *Correlator) sweep() {
-	if c.IdleTimeout <= 0 || c.now.Sub(c.lastSweep) < c.IdleTimeout/10 {
-		return
-	}
-	c.lastSweep = c.now
-	cutoff := c.now.Add(-c.IdleTimeout)
-	grace := c.now.Add(-min(c.IdleTimeout, time.Minute))
-	for _, cv := range c.convs {
-		switch {
-		case cv.ended && cv.last.Before(grace):
-			c.close(cv)
-		case cv.last.Before(cutoff) && (!cv.waitsOnStream() || cv.last.Before(c.now.Add(-4*c.IdleTimeout))):
-			// Idle. A conversation still waiting for a response on a
-			// stream (whose record comes when the stream ends) gets longer.
-			c.close(cv)
-		default:
-			cv.forget(cutoff)
+// idle says whether a conversation has ended by its logs' event time: a
+// minute after a DELETE of its session, or IdleTimeout without activity
+// (four times that while a response is awaited on a stream). One that
+// stays open forgets what is too old to be matched again.
+func (c *Correlator) idle(cv *conversation) bool {
+	var now time.Time
+	for _, lk := range cv.logs {
+		if t := c.clocks.now(lk); t.After(now) {
+			now = t
 		}
 	}
-	for _, l := range c.lineages {
-		l.expireOld(c, cutoff)
+	cutoff := now.Add(-c.IdleTimeout)
+	grace := now.Add(-min(c.IdleTimeout, time.Minute))
+	switch {
+	case cv.ended && cv.last.Before(grace):
+		return true
+	case cv.last.Before(cutoff) && (!cv.waitsOnStream() || cv.last.Before(now.Add(-4*c.IdleTimeout))):
+		// Idle. A conversation still waiting for a response on a
+		// stream (whose record comes when the stream ends) gets longer.
+		return true
 	}
+	cv.forget(cutoff)
+	return false
 }
 
 // waitsOnStream says whether an open exchange of the conversation expects

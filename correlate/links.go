@@ -119,6 +119,11 @@ func isSuccess(outcome string) bool {
 //
 // A retry of a tool that is neither read-only nor idempotent after an outcome
 // that leaves side effects uncertain is flagged retry_unsafe.
+//
+// A client request with no earlier request of its call in its conversation
+// may repeat one of the client's previous session (same_call_next_session):
+// that is for the Linker to say, which is told of every client request
+// here (Item kind itemAttach) and of the changes that matter to it.
 func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation, params gjson.Result) {
 	if cv.calls == nil {
 		cv.calls = map[uint64]*exchange{}
@@ -128,21 +133,15 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	}
 	prev := cv.calls[ex.callHash]
 	cv.calls[ex.callHash] = ex
-	basis := "same_call_after_failure"
-	if prev == nil && cv.session != "" {
-		// The client's previous MCP session in the same log: after a 404 a
-		// client re-initializes and repeats the call. Only sessions count
-		// (a log of separate clients without session ids is not one
-		// client's history), and only a recent one.
-		if p := cv.lin.recent[ex.callHash]; p != nil && p.cv != cv && p.cv.session != "" && p.cv.expired &&
-			o.Side == schema.SideClient && sameClient(p.cv, cv) && cv.lin.initAfter(cv.client.Name, p.startedAt) && o.Time.Sub(p.startedAt) <= NextSessionWindow {
-			prev, basis = p, "same_call_next_session"
-		}
+	if o.Side == schema.SideClient {
+		// Server logs are never linked across sessions: they interleave
+		// many clients.
+		c.tellAttach(cv, ex, o, prev == nil && cv.session != "")
 	}
-	cv.lin.remember(ex)
 	if prev == nil {
 		return
 	}
+	const basis = "same_call_after_failure"
 	r := ex.row
 	if params.Get("inputResponses").Exists() || params.Get("requestState").Exists() {
 		state := params.Get("requestState").String()
@@ -161,7 +160,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	}
 	failed, uncertain := prev.failedSoFar()
 	stillOpen := !prev.final || prev.endedAt.After(o.Time)
-	if !failed && stillOpen && basis != "same_call_next_session" && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
+	if !failed && stillOpen && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
 		r.DuplicateOf = schema.Str(prev.exID)
 		return
 	}
@@ -199,15 +198,17 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 			cv.held = append(cv.held, ex.chain)
 		}
 		ex.chain.rows = append(ex.chain.rows, row)
+		ex.chain.refs = append(ex.chain.refs, ex.ref)
 		return
 	}
 	if ex.chain == nil {
-		c.emit(&row)
+		c.emitRow(cv, row, ex.ref, false)
 		return
 	}
 	ch := ex.chain
 	ch.rows = append(ch.rows, row)
-	c.releaseChain(ch, ex.outcome)
+	ch.refs = append(ch.refs, ex.ref)
+	c.releaseChain(cv, ch, ex.outcome)
 	for i, h := range cv.held {
 		if h == ch {
 			cv.held = append(cv.held[:i], cv.held[i+1:]...)
@@ -217,13 +218,13 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 }
 
 // releaseChain emits every row of a chain with the chain's final outcome.
-func (c *Correlator) releaseChain(ch *chain, outcome string) {
+func (c *Correlator) releaseChain(cv *conversation, ch *chain, outcome string) {
 	for i := range ch.rows {
 		o := outcome
 		ch.rows[i].ChainOutcome = &o
-		c.emit(&ch.rows[i])
+		c.emitRow(cv, ch.rows[i], ch.refs[i], false)
 	}
-	ch.rows = nil
+	ch.rows, ch.refs = nil, nil
 }
 
 // failedSoFar says whether an exchange has failed by now (judged a failure,
@@ -253,81 +254,6 @@ func (ex *exchange) failedSoFar() (failed, uncertain bool) {
 // across its sessions.
 const lineageMemory = 4096
 
-// lineage is what one log (side, format, source) remembers across its
-// conversations: the latest request of each recent call, so that a call
-// repeated in the client's next session after a failure is a retry, and the
-// rows of exchanges that met an expired session, held until it is known
-// whether the client re-initialized.
-type lineage struct {
-	recent   map[uint64]*exchange
-	order    []uint64
-	expired  []schema.Exchange
-	lastInit map[string]time.Time // the latest initialize request in the log, per client name
-	now      time.Time            // the newest event time of the log
-}
-
-func (c *Correlator) lineage(o *schema.Observation) *lineage {
-	k := LineageKey(o)
-	l := c.lineages[k]
-	if l == nil {
-		l = &lineage{recent: map[uint64]*exchange{}}
-		c.lineages[k] = l
-	}
-	return l
-}
-
-// remember makes ex the latest request of its call in the log.
-func (l *lineage) remember(ex *exchange) {
-	if _, ok := l.recent[ex.callHash]; !ok {
-		l.order = append(l.order, ex.callHash)
-		if len(l.order) > lineageMemory {
-			delete(l.recent, l.order[0])
-			l.order = l.order[1:]
-		}
-	}
-	l.recent[ex.callHash] = ex
-}
-
-// holdExpired keeps the row of an exchange that got 404 on its session until
-// the log shows whether the client re-initialized; when an initialize has
-// already followed it, the row goes out at once.
-func (c *Correlator) holdExpired(l *lineage, row schema.Exchange) {
-	if l.initAfter(clientOf(&row), row.EndedAt) {
-		t := true
-		row.Reinitialized = &t
-		c.emit(&row)
-		return
-	}
-	l.expired = append(l.expired, row)
-}
-
-// releaseExpired releases the held rows of a client that has just sent an
-// initialize: it re-initialized after its session expired.
-func (c *Correlator) releaseExpired(l *lineage, client string) {
-	keep := l.expired[:0]
-	for _, r := range l.expired {
-		if who := clientOf(&r); who != "" && client != "" && who != client {
-			keep = append(keep, r)
-			continue
-		}
-		t := true
-		r.Reinitialized = &t
-		c.emit(&r)
-	}
-	l.expired = keep
-}
-
-// releaseAllExpired releases every held row at the end of input: no
-// initialize followed them.
-func (c *Correlator) releaseAllExpired(l *lineage) {
-	for i := range l.expired {
-		f := false
-		l.expired[i].Reinitialized = &f
-		c.emit(&l.expired[i])
-	}
-	l.expired = nil
-}
-
 func clientOf(r *schema.Exchange) string {
 	if r.ClientName == nil {
 		return ""
@@ -337,33 +263,6 @@ func clientOf(r *schema.Exchange) string {
 
 // sameClient: two conversations of one log come from the same client, as
 // far as the log says (clientInfo or the logger's client name).
-func sameClient(a, b *conversation) bool {
-	return a.client.Name == "" || b.client.Name == "" || a.client.Name == b.client.Name
-}
-
-// initAfter says whether the client (any client, when unknown) sent an
-// initialize after t.
-func (l *lineage) initAfter(client string, t time.Time) bool {
-	for who, at := range l.lastInit {
-		if (client == "" || who == "" || who == client) && at.After(t) {
-			return true
-		}
-	}
-	return false
-}
-
-// expireOld releases the held rows of sessions that expired longer ago than
-// the idle timeout with no initialize after them.
-func (l *lineage) expireOld(c *Correlator, cutoff time.Time) {
-	keep := l.expired[:0]
-	for _, r := range l.expired {
-		if r.EndedAt.Before(cutoff) {
-			f := false
-			r.Reinitialized = &f
-			c.emit(&r)
-			continue
-		}
-		keep = append(keep, r)
-	}
-	l.expired = keep
+func sameClient(a, b string) bool {
+	return a == "" || b == "" || a == b
 }

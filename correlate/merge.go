@@ -1,7 +1,6 @@
 package correlate
 
 import (
-	"sort"
 	"time"
 
 	"mcptrace/classify"
@@ -58,35 +57,6 @@ func keyOfRow(r *schema.Exchange) (mergeKey, bool) {
 	return mergeKey{r.Initiator, r.Method, *r.JSONRPCIDType, *r.JSONRPCID, r.MatchHash}, true
 }
 
-type convPair struct{ client, server string }
-
-// candidatesNear calls fn with the indexes of list (sorted by start time)
-// whose start lies within [at-window, at+window], nearest first, at most
-// limit of them.
-func candidatesNear(rows []schema.Exchange, list []int, at time.Time, window time.Duration, limit int, fn func(j int)) {
-	k := sort.Search(len(list), func(n int) bool { return !rows[list[n]].StartedAt.Before(at) })
-	lo, hi := k-1, k
-	for seen := 0; seen < limit; seen++ {
-		var dl, dh time.Duration = -1, -1
-		if lo >= 0 {
-			dl = at.Sub(rows[list[lo]].StartedAt)
-		}
-		if hi < len(list) {
-			dh = rows[list[hi]].StartedAt.Sub(at)
-		}
-		switch {
-		case dl >= 0 && dl <= window && (dh < 0 || dh > window || dl <= dh):
-			fn(list[lo])
-			lo--
-		case dh >= 0 && dh <= window:
-			fn(list[hi])
-			hi++
-		default:
-			return
-		}
-	}
-}
-
 // MergeViews merges the client-side and server-side rows of the same
 // exchanges into one row with sides "both". Rows match on JSON-RPC id (type
 // and value), initiator, method and a hash of the params, within the same
@@ -103,108 +73,16 @@ func candidatesNear(rows []schema.Exchange, list []int, at time.Time, window tim
 // Rows that find no partner keep their single-side view; a client request
 // the server never saw, in a conversation the server's log does cover,
 // failed on the network (or never left the client when no POST carried it).
+//
+// MergeViews holds every row: it is a Merger with no window, fed rows in
+// order and finished.
 func MergeViews(rows []schema.Exchange) []schema.Exchange {
-	var client []int
-	byKey := map[mergeKey][]int{}
+	out := make([]schema.Exchange, 0, len(rows))
+	m := NewMerger(func(r Row) { out = append(out, *r.Exchange) })
 	for i := range rows {
-		switch rows[i].Sides {
-		case string(schema.SideClient):
-			client = append(client, i)
-		case string(schema.SideServer):
-			if k, ok := keyOfRow(&rows[i]); ok {
-				byKey[k] = append(byKey[k], i)
-			}
-		}
+		m.Add(Row{Exchange: &rows[i]})
 	}
-	for _, list := range byKey {
-		sort.Slice(list, func(a, b int) bool { return rows[list[a]].StartedAt.Before(rows[list[b]].StartedAt) })
-	}
-	// Pass 1: pair conversations and estimate each pair's skew from the
-	// nearest candidates of every client row.
-	samples := map[convPair][]time.Duration{}
-	for _, i := range client {
-		c := &rows[i]
-		k, ok := keyOfRow(c)
-		if !ok {
-			continue
-		}
-		candidatesNear(rows, byKey[k], c.StartedAt, skewWindow, 16, func(j int) {
-			if s := &rows[j]; sameSession(c, s) {
-				p := convPair{c.ConvKey, s.ConvKey}
-				samples[p] = append(samples[p], s.StartedAt.Sub(c.StartedAt))
-			}
-		})
-	}
-	type scored struct {
-		p      convPair
-		n      int
-		spread time.Duration
-		median time.Duration
-	}
-	var pairs []scored
-	for p, ds := range samples {
-		sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
-		pairs = append(pairs, scored{p, len(ds), ds[len(ds)-1] - ds[0], ds[len(ds)/2]})
-	}
-	sort.Slice(pairs, func(a, b int) bool {
-		if pairs[a].n != pairs[b].n {
-			return pairs[a].n > pairs[b].n
-		}
-		if pairs[a].spread != pairs[b].spread {
-			return pairs[a].spread < pairs[b].spread
-		}
-		return pairs[a].p.client+pairs[a].p.server < pairs[b].p.client+pairs[b].p.server
-	})
-	convOf := map[string]string{}
-	skewOf := map[string]time.Duration{}
-	taken := map[string]bool{}
-	for _, sc := range pairs {
-		if _, done := convOf[sc.p.client]; done || taken[sc.p.server] {
-			continue
-		}
-		convOf[sc.p.client], skewOf[sc.p.client] = sc.p.server, sc.median
-		taken[sc.p.server] = true
-	}
-	// Pass 2: pair rows within paired conversations, nearest first.
-	sort.SliceStable(client, func(a, b int) bool { return rows[client[a]].StartedAt.Before(rows[client[b]].StartedAt) })
-	used := map[int]bool{}
-	partner := map[int]int{}
-	for _, i := range client {
-		c := &rows[i]
-		k, ok := keyOfRow(c)
-		sconv, paired := convOf[c.ConvKey]
-		if !ok || !paired {
-			continue
-		}
-		best := -1
-		candidatesNear(rows, byKey[k], c.StartedAt.Add(skewOf[c.ConvKey]), MergeTolerance, 64, func(j int) {
-			if best < 0 && !used[j] && rows[j].ConvKey == sconv && sameSession(c, &rows[j]) {
-				best = j
-			}
-		})
-		if best >= 0 {
-			used[best] = true
-			partner[i] = best
-		}
-	}
-	out := make([]schema.Exchange, 0, len(rows)-len(partner))
-	for i := range rows {
-		r := rows[i]
-		if used[i] {
-			continue // merged into its client row
-		}
-		if j, ok := partner[i]; ok {
-			r = mergeRows(r, rows[j], skewOf[r.ConvKey])
-		} else if _, covered := convOf[r.ConvKey]; covered && r.Sides == string(schema.SideClient) && !succeeded(r.Outcome) && r.Outcome != classify.ToolError {
-			// The server's log covers this conversation and never saw it.
-			if r.PostCount == 0 && r.Transport != string(schema.TransportStdio) {
-				r.FailedHop = HopClient
-			} else {
-				r.FailedHop = HopNetwork
-			}
-		}
-		out = append(out, r)
-	}
+	m.Finish()
 	return out
 }
 

@@ -103,7 +103,13 @@ type Observation struct {
 	// pipeline, increasing, starting at 1): the order key that makes output
 	// independent of how work was spread over goroutines, and the position
 	// acknowledgements and low-water marks are expressed in.
-	Seq             int64
+	Seq int64
+	// Watermark is the newest event time (EndOrStart) of the observation's
+	// log (side, format, source) before it in input order, stamped by the
+	// pipeline's sequencer (correlate.Clock.Stamp); zero when unstamped.
+	// Lateness is judged on it, so it does not depend on which correlator
+	// the observation lands on.
+	Watermark       time.Time
 	Side            Side
 	Transport       Transport
 	Time            time.Time

@@ -1,0 +1,151 @@
+package correlate_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"mcptrace/correlate"
+	"mcptrace/schema"
+)
+
+// shardedRun is the reference wiring of sharded correlation, the one the
+// pipeline follows (see the package documentation):
+//
+//  1. the sequencer numbers observations in input order (Seq from 1) and
+//     stamps each with the run's Clock;
+//  2. it routes each to correlator ShardKey(o) % shards, which Adds it;
+//  3. every round observations, and at the end, it takes m :=
+//     clock.Mark(last Seq) and calls Advance(m) on every correlator
+//     (Finish(m) at the end);
+//  4. the round's items of all correlators, merged by Key (each
+//     correlator's are increasing, keys are unique), go to one Linker,
+//     followed by Linker.Advance(m) (Finish(m) at the end);
+//  5. the Linker's rows go to the Merger (when merging), followed by
+//     Merger.Advance(m) (Finish at the end).
+//
+// It checks the order guarantees on the way and returns the final rows in
+// output order, and the summed correlator stats.
+func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merging bool, window time.Duration) ([]schema.Exchange, correlate.Stats) {
+	clock := correlate.NewClock()
+	outs := make([][]correlate.Item, shards)
+	cs := make([]*correlate.Correlator, shards)
+	for i := range cs {
+		cs[i] = correlate.NewShard(func(it correlate.Item) { outs[i] = append(outs[i], it) })
+		cs[i].IdleTimeout, cs[i].Lateness = sampleIdle, sampleLateness
+	}
+	var rows []schema.Exchange
+	var last correlate.Key
+	emit := func(r correlate.Row) {
+		if r.Key.Less(last) {
+			t.Fatalf("rows out of order: %+v after %+v", r.Key, last)
+		}
+		last = r.Key
+		rows = append(rows, *r.Exchange)
+	}
+	linker := correlate.NewLinker(emit)
+	var merge *correlate.Merger
+	if merging {
+		merge = correlate.NewMerger(emit)
+		merge.Window = window
+		linker = correlate.NewLinker(merge.Add)
+	}
+	linker.IdleTimeout = sampleIdle
+	var prev correlate.Key
+	closeRound := func(m correlate.Mark, final bool) {
+		var items []correlate.Item
+		for i, c := range cs {
+			if final {
+				c.Finish(m)
+			} else {
+				c.Advance(m)
+			}
+			for j := 1; j < len(outs[i]); j++ {
+				if !outs[i][j-1].Key.Less(outs[i][j].Key) {
+					t.Fatalf("shard %d: keys not increasing: %+v then %+v", i, outs[i][j-1].Key, outs[i][j].Key)
+				}
+			}
+			items = append(items, outs[i]...)
+			outs[i] = outs[i][:0]
+		}
+		slices.SortFunc(items, func(a, b correlate.Item) int { return a.Key.Compare(b.Key) })
+		for _, it := range items {
+			if !prev.Less(it.Key) {
+				t.Fatalf("key %+v not above %+v: keys of two shards collide or go back", it.Key, prev)
+			}
+			prev = it.Key
+			linker.Add(it)
+		}
+		if final {
+			linker.Finish(m)
+		} else {
+			linker.Advance(m)
+		}
+		if merge != nil {
+			if final {
+				merge.Finish()
+			} else {
+				merge.Advance(m)
+			}
+		}
+	}
+	var seq int64
+	for _, o := range obs {
+		seq++
+		o.Seq = seq
+		clock.Stamp(o)
+		cs[correlate.ShardKey(o)%uint64(shards)].Add(o)
+		if seq%int64(round) == 0 {
+			closeRound(clock.Mark(seq), false)
+		}
+	}
+	closeRound(clock.Mark(seq), true)
+	var st correlate.Stats
+	for _, c := range cs {
+		if c.OpenConversations() != 0 || c.LowWater() != 1<<63-1 {
+			t.Errorf("a correlator still holds %d conversations after Finish", c.OpenConversations())
+		}
+		st.Add(c.Stats)
+	}
+	if linker.LowWater() != 1<<63-1 || linker.Held() != 0 {
+		t.Errorf("the Linker still holds %d rows after Finish", linker.Held())
+	}
+	if merge != nil && (merge.LowWater() != 1<<63-1 || merge.Held() != 0) {
+		t.Errorf("the Merger still holds %d rows after Finish", merge.Held())
+	}
+	return rows, st
+}
+
+// TestShardedSamplesAgree runs every sample log (samples/ as one run, as
+// ingest reads it) through the sharded wiring with 1, 2, 4 and 7
+// correlators and several round sizes: the rows are identical, in the same
+// order, whatever the number of shards, and their verdicts are those of
+// one correlator per log.
+func TestShardedSamplesAgree(t *testing.T) {
+	obs := decodeSamples(t, sampleFiles(t))
+	wantRows, _ := todayVerdicts(t)
+	for _, round := range []int{1, 5, 64, 1 << 20} {
+		var first []schema.Exchange
+		var firstStats correlate.Stats
+		for _, n := range []int{1, 2, 4, 7} {
+			rows, st := shardedRun(t, obs, n, round, false, 0)
+			if n == 1 {
+				first, firstStats = rows, st
+				diffLines(t, "sharded rows", verdicts(rows), wantRows)
+				continue
+			}
+			if !reflect.DeepEqual(rows, first) {
+				for i := range min(len(rows), len(first)) {
+					if !reflect.DeepEqual(rows[i], first[i]) {
+						t.Fatalf("round %d, %d shards: row %d differs from 1 shard:\n%s\n%s", round, n, i, verdict(&rows[i]), verdict(&first[i]))
+					}
+				}
+				t.Fatalf("round %d, %d shards: %d rows, 1 shard %d", round, n, len(rows), len(first))
+			}
+			if st != firstStats {
+				t.Errorf("round %d, %d shards: stats %+v, 1 shard %+v", round, n, st, firstStats)
+			}
+		}
+	}
+}

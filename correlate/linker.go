@@ -1,0 +1,452 @@
+package correlate
+
+import (
+	"math"
+	"time"
+
+	"mcptrace/schema"
+)
+
+// Item is what a correlator emits: a judged row, or an event the Linker
+// needs to relate conversations (a client request started, its retry state
+// changed, its conversation expired or changed client, a client sent
+// initialize, a conversation ended). Only Key is for the pipeline, which
+// merges the shards' items by it and hands them, in that order, to one
+// Linker; the rest is the Linker's. Items may be copied.
+type Item struct {
+	Key  Key
+	kind itemKind
+	hold bool  // a row of an expired session: held until the log shows what the client did
+	conv int64 // the conversation's first Seq
+	ref  exRef // the exchange
+	row  *schema.Exchange
+	ev   *linkEvent
+}
+
+// IsRow says whether the item carries a row (the rest are events).
+func (it *Item) IsRow() bool { return it.kind == itemRow }
+
+type itemKind uint8
+
+const (
+	itemRow     itemKind = iota // a judged exchange
+	itemAttach                  // a client request the log remembers for retries across sessions
+	itemState                   // a remembered request's retry state changed
+	itemConv                    // a conversation's expiry or client changed
+	itemConvEnd                 // a conversation closed
+	itemInit                    // a client sent initialize
+)
+
+// exRef names an exchange in a run: the Seq of the observation that started
+// it and the number of the request among those that observation attached.
+type exRef struct {
+	seq int64
+	n   int32
+}
+
+// exState is what a retry in another session looks at in the request it
+// repeats: whether it failed so far, and its Retry-After.
+type exState struct {
+	final, failed, uncertain bool
+	retryAfterS              float64
+	lastEnd                  time.Time
+}
+
+func (ex *exchange) state() exState {
+	failed, uncertain := ex.failedSoFar()
+	return exState{final: ex.final, failed: failed, uncertain: uncertain, retryAfterS: ex.retryAfterS, lastEnd: ex.lastEnd}
+}
+
+// linkEvent is the payload of the events.
+type linkEvent struct {
+	log      logKey    // the conversation's log (attach, init, held rows)
+	callHash uint64    // attach
+	exID     string    // attach
+	time     time.Time // attach: the request's time; init: the initialize's
+	session  string    // attach
+	client   string    // init: the clientInfo name
+	conv     convState // attach, conv
+	state    exState   // attach, state
+	// attach: look for the call in the client's previous session; the
+	// request is not already a repeat of the same id; a person sent it;
+	// its tool is not safe to repeat.
+	lookup, originNone, manual, unsafeTool bool
+}
+
+func (c *Correlator) emit(it Item) {
+	it.Key = c.key
+	c.key.N++
+	c.out(it)
+}
+
+func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, hold bool) {
+	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: &row, hold: hold}
+	if hold {
+		it.ev = &linkEvent{log: cv.lin}
+	}
+	c.emit(it)
+}
+
+// tellAttach tells the Linker of a client request: it remembers it as the
+// latest of its call in the log and, when lookup is set, looks for the
+// call in the client's previous, expired session.
+func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observation, lookup bool) {
+	cv.linked, ex.linked = true, true
+	cv.told = convState{cv.expired, cv.client.Name}
+	ex.told = ex.state()
+	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: &linkEvent{log: cv.lin, callHash: ex.callHash, exID: ex.exID,
+		time: ex.startedAt, session: cv.session, conv: cv.told, state: ex.told, lookup: lookup,
+		originNone: ex.row.RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)}})
+}
+
+// tellState tells the Linker that a remembered request's retry state
+// changed.
+func (c *Correlator) tellState(ex *exchange) {
+	if !ex.linked {
+		return
+	}
+	if st := ex.state(); st != ex.told {
+		ex.told = st
+		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: &linkEvent{state: st}})
+	}
+}
+
+// tellConv tells the Linker that a conversation it knows expired or
+// changed client.
+func (c *Correlator) tellConv(cv *conversation) {
+	if !cv.linked {
+		return
+	}
+	if st := (convState{cv.expired, cv.client.Name}); st != cv.told {
+		cv.told = st
+		c.emit(Item{kind: itemConv, conv: cv.first, ev: &linkEvent{conv: st}})
+	}
+}
+
+// Row is a finished row on its way out of the Linker (and the Merger).
+type Row struct {
+	// Key orders rows: a row that went through at once keeps its item's
+	// key; a held row takes the key of what released it (the initialize's
+	// item, or Key{Seq: Mark.Seq, Conv: math.MaxInt64} for Advance and
+	// Finish). Keys do not decrease along the Linker's output; they are not
+	// unique.
+	Key Key
+	// Conv is the Seq of the first observation of the row's conversation:
+	// replaying input from there rebuilds the row.
+	Conv     int64
+	Exchange *schema.Exchange
+}
+
+// Linker makes the links between conversations of one log that the
+// correlators cannot see from one conversation: a call repeated in the
+// client's next session after the previous one expired (retry_basis
+// same_call_next_session), and whether a client re-initialized after its
+// session expired (reinitialized, for which it holds those rows). It runs
+// in one goroutine over the items of every correlator of a run, merged in
+// Key order, and emits the final rows in that order (held rows when
+// released). It is not safe for concurrent use.
+//
+// Bounds: per log, the latest request of at most 4,096 distinct calls
+// (lineageMemory) and the latest initialize per client name; the requests
+// still open; the rows of expired sessions, each until the log shows an
+// initialize by its client, or IdleTimeout of the log's event time passes
+// (at the next Mark), or Finish; with IdleTimeout 0 they wait for an
+// initialize or Finish.
+type Linker struct {
+	// IdleTimeout releases a held row of an expired session, with
+	// reinitialized false, once its log's event time is this far past it
+	// (0: only an initialize or Finish releases it). Use the correlators'.
+	IdleTimeout time.Duration
+
+	emit    func(Row)
+	logs    map[logKey]*linkLog
+	convs   map[int64]*linkConv // conversations still open
+	exs     map[exRef]*linkEx   // remembered requests not yet final
+	decided map[exRef]*decision // links made, waiting for their row
+	held    []heldRow           // rows of expired sessions, in arrival order
+	expired []*linkConv         // expired conversations whose requests a next session may still repeat
+	clocks  logClocks
+}
+
+type linkLog struct {
+	recent   map[uint64]*linkEx
+	order    []uint64
+	lastInit map[string]time.Time // the latest initialize request in the log, per client name
+}
+
+type linkConv struct {
+	id        int64
+	session   string
+	state     convState
+	log       logKey
+	lastStart time.Time // of its latest remembered request
+}
+
+type linkEx struct {
+	conv      *linkConv
+	exID      string
+	startedAt time.Time
+	state     exState
+}
+
+type heldRow struct {
+	row Row
+	log logKey
+}
+
+type decision struct {
+	origin, retryOf, basis string
+	unsafe                 bool
+	retryAfterS            float64
+	prevEnd, at            time.Time
+}
+
+// NewLinker returns a Linker that hands every final row to emit.
+func NewLinker(emit func(Row)) *Linker {
+	return &Linker{emit: emit, logs: map[logKey]*linkLog{}, convs: map[int64]*linkConv{}, exs: map[exRef]*linkEx{}, decided: map[exRef]*decision{}}
+}
+
+func (l *Linker) log(k logKey) *linkLog {
+	lg := l.logs[k]
+	if lg == nil {
+		lg = &linkLog{recent: map[uint64]*linkEx{}}
+		l.logs[k] = lg
+	}
+	return lg
+}
+
+// Add takes the next item, in Key order over all correlators.
+func (l *Linker) Add(it Item) {
+	switch it.kind {
+	case itemAttach:
+		l.attach(&it)
+	case itemState:
+		if x := l.exs[it.ref]; x != nil {
+			x.state = it.ev.state
+			if x.state.final {
+				delete(l.exs, it.ref)
+			}
+		}
+	case itemConv:
+		if cv := l.convs[it.conv]; cv != nil {
+			if it.ev.conv.expired && !cv.state.expired {
+				l.expired = append(l.expired, cv)
+			}
+			cv.state = it.ev.conv
+		}
+	case itemConvEnd:
+		delete(l.convs, it.conv)
+	case itemInit:
+		lg := l.log(it.ev.log)
+		if lg.lastInit == nil {
+			lg.lastInit = map[string]time.Time{}
+		}
+		lg.lastInit[it.ev.client] = it.ev.time
+		l.releaseExpired(it.Key, it.ev.log, it.ev.client)
+	case itemRow:
+		r := it.row
+		if d := l.decided[it.ref]; d != nil {
+			delete(l.decided, it.ref)
+			d.apply(r)
+		}
+		row := Row{Key: it.Key, Conv: it.conv, Exchange: r}
+		if it.hold {
+			l.holdExpired(it.ev.log, row)
+			return
+		}
+		l.emit(row)
+	}
+}
+
+// attach remembers a client request as the latest of its call in its log
+// and, when its own conversation has no earlier request of the call,
+// relates it to the call in the client's previous session: after a 404 a
+// client re-initializes and repeats the call. Only sessions count (a log of
+// separate clients without session ids is not one client's history), only
+// an expired one of the same client, followed by an initialize, and only a
+// recent one.
+func (l *Linker) attach(it *Item) {
+	ev := it.ev
+	lg := l.log(ev.log)
+	cv := l.convs[it.conv]
+	if cv == nil {
+		cv = &linkConv{id: it.conv, session: ev.session, log: ev.log}
+		l.convs[it.conv] = cv
+	}
+	if ev.conv.expired && !cv.state.expired {
+		l.expired = append(l.expired, cv)
+	}
+	cv.state = ev.conv
+	if ev.time.After(cv.lastStart) {
+		cv.lastStart = ev.time
+	}
+	var prev *linkEx
+	if ev.lookup {
+		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && p.conv.state.expired &&
+			sameClient(p.conv.state.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt) && ev.time.Sub(p.startedAt) <= NextSessionWindow {
+			prev = p
+		}
+	}
+	x := &linkEx{conv: cv, exID: ev.exID, startedAt: ev.time, state: ev.state}
+	lg.remember(ev.callHash, x)
+	if !x.state.final {
+		l.exs[it.ref] = x
+	}
+	if prev == nil || !ev.originNone || ev.time.Sub(prev.startedAt) > RetryWindow {
+		return
+	}
+	st := prev.state
+	if !st.failed && st.final {
+		return // a new call that happens to repeat an earlier success
+	}
+	open := !st.final && !st.failed
+	d := &decision{origin: schema.TriggerApplication, retryOf: prev.exID, basis: "same_call_next_session",
+		unsafe: (st.uncertain || open) && ev.unsafeTool, retryAfterS: st.retryAfterS, prevEnd: st.lastEnd, at: ev.time}
+	if ev.manual {
+		d.origin = schema.TriggerManual
+	}
+	if open {
+		d.basis = "same_call_while_open"
+	}
+	l.decided[it.ref] = d
+}
+
+// apply writes a link into its row. The correlator may have changed the
+// row's retry columns after the request started (the same id POSTed again
+// makes it "sdk"); those later values stand, as they did when the link was
+// made in the correlator.
+func (d *decision) apply(r *schema.Exchange) {
+	if r.RetryOrigin == "none" {
+		r.RetryOrigin = d.origin
+	}
+	if r.RetryOf == nil {
+		r.RetryOf = schema.Str(d.retryOf)
+	}
+	if r.RetryBasis == nil {
+		r.RetryBasis = schema.Str(d.basis)
+	}
+	if d.unsafe {
+		r.RetryUnsafe = true
+	}
+	if r.RetryAfterS == nil {
+		judgeRetryAfter(r, d.retryAfterS, d.prevEnd, d.at)
+	}
+}
+
+// remember makes x the latest request of its call in the log.
+func (lg *linkLog) remember(h uint64, x *linkEx) {
+	if _, ok := lg.recent[h]; !ok {
+		lg.order = append(lg.order, h)
+		if len(lg.order) > lineageMemory {
+			delete(lg.recent, lg.order[0])
+			lg.order = lg.order[1:]
+		}
+	}
+	lg.recent[h] = x
+}
+
+// initAfter says whether the client (any client, when unknown) sent an
+// initialize after t.
+func (lg *linkLog) initAfter(client string, t time.Time) bool {
+	for who, at := range lg.lastInit {
+		if (client == "" || who == "" || who == client) && at.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdExpired keeps the row of an exchange that got 404 on its session until
+// the log shows whether the client re-initialized; when an initialize has
+// already followed it, the row goes out at once.
+func (l *Linker) holdExpired(lk logKey, row Row) {
+	if l.log(lk).initAfter(clientOf(row.Exchange), row.Exchange.EndedAt) {
+		t := true
+		row.Exchange.Reinitialized = &t
+		l.emit(row)
+		return
+	}
+	l.held = append(l.held, heldRow{row, lk})
+}
+
+// releaseExpired releases the held rows of a client of the log that has
+// just sent an initialize: it re-initialized after its session expired.
+func (l *Linker) releaseExpired(at Key, lk logKey, client string) {
+	keep := l.held[:0]
+	for _, h := range l.held {
+		if who := clientOf(h.row.Exchange); h.log != lk || (who != "" && client != "" && who != client) {
+			keep = append(keep, h)
+			continue
+		}
+		t := true
+		h.row.Exchange.Reinitialized = &t
+		h.row.Key = at
+		l.emit(h.row)
+	}
+	clear(l.held[len(keep):])
+	l.held = keep
+}
+
+// Advance moves the Linker to Mark m, once every item with a Key below
+// Key{Seq: m.Seq + 1} has been added: the held rows of a log whose event
+// time is IdleTimeout past them go out with reinitialized false.
+func (l *Linker) Advance(m Mark) {
+	due := l.clocks.apply(&m, l.IdleTimeout)
+	for _, lk := range due {
+		cutoff := l.clocks.now(lk).Add(-l.IdleTimeout)
+		keep := l.held[:0]
+		for _, h := range l.held {
+			if h.log == lk && h.row.Exchange.EndedAt.Before(cutoff) {
+				f := false
+				h.row.Exchange.Reinitialized = &f
+				h.row.Key = Key{Seq: m.Seq, Conv: math.MaxInt64}
+				l.emit(h.row)
+				continue
+			}
+			keep = append(keep, h)
+		}
+		clear(l.held[len(keep):])
+		l.held = keep
+	}
+	keep := l.expired[:0]
+	for _, cv := range l.expired {
+		if l.clocks.now(cv.log).Sub(cv.lastStart) <= NextSessionWindow {
+			keep = append(keep, cv)
+		}
+	}
+	clear(l.expired[len(keep):])
+	l.expired = keep
+}
+
+// Finish ends the input, after the items of every correlator's Finish: the
+// rows still held go out with reinitialized false, in the order they
+// arrived.
+func (l *Linker) Finish(m Mark) {
+	l.clocks.apply(&m, 0)
+	for _, h := range l.held {
+		f := false
+		h.row.Exchange.Reinitialized = &f
+		h.row.Key = Key{Seq: m.Seq, Conv: math.MaxInt64}
+		l.emit(h.row)
+	}
+	l.held = nil
+	l.expired = nil
+}
+
+// LowWater is the smallest Seq the Linker still needs: the first
+// observation of the conversation of every held row, and of every expired
+// conversation whose requests a next session may still repeat (replay from
+// there makes the same links). math.MaxInt64 when it needs none.
+func (l *Linker) LowWater() int64 {
+	lw := int64(math.MaxInt64)
+	for _, h := range l.held {
+		lw = min(lw, h.row.Conv)
+	}
+	for _, e := range l.expired {
+		lw = min(lw, e.id)
+	}
+	return lw
+}
+
+// Held is how many rows the Linker holds now.
+func (l *Linker) Held() int { return len(l.held) }

@@ -1,0 +1,212 @@
+package correlate
+
+import (
+	"cmp"
+	"hash/fnv"
+	"slices"
+	"time"
+
+	"mcptrace/schema"
+)
+
+// ShardKey names the correlator an observation must go to: observations
+// with equal keys belong to one conversation (ConversationKey) and must
+// reach the same Correlator, in input order. It is a stable 64-bit hash
+// (FNV-1a), the same in every run and on every machine; route with
+// ShardKey(o) % shards.
+func ShardKey(o *schema.Observation) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(string(o.Side)))
+	h.Write([]byte{0})
+	h.Write([]byte(o.Format))
+	switch {
+	case o.SessionID != "":
+		h.Write([]byte{0, 's', 0})
+		h.Write([]byte(o.SessionID))
+	case o.Connection != "":
+		h.Write([]byte{0, 'c', 0})
+		h.Write([]byte(o.Pos.Source))
+		h.Write([]byte{0})
+		h.Write([]byte(o.Connection))
+	default:
+		h.Write([]byte{0, 'f', 0})
+		h.Write([]byte(o.Pos.Source))
+	}
+	return h.Sum64()
+}
+
+// Key orders what correlators emit, the same way whatever the number of
+// shards:
+//
+//   - an item emitted while a correlator Adds observation o has Key{Seq:
+//     o.Seq, Conv: 0, N: n}, n counting the items of that Add from 0;
+//   - an item emitted by Advance(m) or Finish(m) (a conversation closed on
+//     idle time or at the end) has Key{Seq: m.Seq, Conv: the Seq of the
+//     conversation's first observation, N: n}, n counting that
+//     conversation's items of that call from 0.
+//
+// Keys are unique in a run (Seq values are unique, a conversation lives in
+// one correlator), and each correlator emits them in increasing order, so
+// a k-way merge of the shards' outputs by Key (Less) gives one order that
+// does not depend on how conversations were spread over shards.
+type Key struct {
+	Seq  int64
+	Conv int64
+	N    int32
+}
+
+// Less orders keys: by Seq, then Conv, then N.
+func (k Key) Less(o Key) bool { return k.Compare(o) < 0 }
+
+// Compare returns -1, 0 or +1 as k sorts before, with or after o.
+func (k Key) Compare(o Key) int {
+	if c := cmp.Compare(k.Seq, o.Seq); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.Conv, o.Conv); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.N, o.N)
+}
+
+// logKey names a log: the side, format and source of its observations
+// (LineageKey without the string building).
+type logKey struct {
+	side   schema.Side
+	format string
+	source string
+}
+
+func logOf(o *schema.Observation) logKey { return logKey{o.Side, o.Format, o.Pos.Source} }
+
+func (a logKey) compare(b logKey) int {
+	if c := cmp.Compare(a.side, b.side); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.format, b.format); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.source, b.source)
+}
+
+type logTime struct {
+	log logKey
+	now time.Time
+}
+
+// Clock is a run's event-time clock, kept by the one goroutine that sees
+// every observation in input order (the pipeline's sequencer): for every
+// log (LineageKey) the newest event time (EndOrStart) seen so far, and the
+// newest over all logs. It is not safe for concurrent use; the Marks it
+// returns are immutable and may be shared by every goroutine.
+type Clock struct {
+	logs    map[logKey]time.Time
+	changed map[logKey]bool
+	now     time.Time
+}
+
+// NewClock returns an empty clock.
+func NewClock() *Clock {
+	return &Clock{logs: map[logKey]time.Time{}, changed: map[logKey]bool{}}
+}
+
+// Stamp records o, in input order, before it is routed: it sets
+// o.Watermark to the newest event time of o's log before o (zero for the
+// log's first observation) and then counts o's own time. Correlators judge
+// lateness on the stamp alone, so it is the same whichever shard o lands
+// on.
+func (k *Clock) Stamp(o *schema.Observation) { o.Watermark = k.observe(o) }
+
+// observe counts o and returns the newest event time of its log before it.
+func (k *Clock) observe(o *schema.Observation) time.Time {
+	lk := logOf(o)
+	prev, seen := k.logs[lk]
+	t := o.EndOrStart()
+	if !seen || t.After(prev) {
+		k.logs[lk] = t
+		k.changed[lk] = true
+	}
+	if t.After(k.now) {
+		k.now = t
+	}
+	return prev
+}
+
+// Now is the newest event time stamped so far, over all logs.
+func (k *Clock) Now() time.Time { return k.now }
+
+// Mark closes a round at seq: every observation with Seq <= seq has been
+// stamped (and routed). It returns the Mark every correlator, the Linker
+// and the Merger are then advanced with. Marks carry what changed since
+// the previous Mark, so every consumer must be given every Mark, in order.
+func (k *Clock) Mark(seq int64) Mark {
+	m := Mark{Seq: seq, Now: k.now}
+	if len(k.changed) > 0 {
+		m.logs = make([]logTime, 0, len(k.changed))
+		for lk := range k.changed {
+			m.logs = append(m.logs, logTime{lk, k.logs[lk]})
+		}
+		slices.SortFunc(m.logs, func(a, b logTime) int { return a.log.compare(b.log) })
+		clear(k.changed)
+	}
+	return m
+}
+
+// Mark is a point of the run's input order with the event times reached
+// there: Seq (every observation with Seq <= Seq has been stamped), Now (the
+// newest event time of all logs) and, unexported, the logs whose newest
+// event time moved since the previous Mark. Only Clock.Mark makes them.
+type Mark struct {
+	Seq  int64
+	Now  time.Time
+	logs []logTime // sorted by log
+}
+
+// logClocks is what a consumer of Marks knows of every log: its newest
+// event time, and when it was last swept for idle state.
+type logClocks struct {
+	logs map[logKey]*logClock
+}
+
+type logClock struct {
+	now       time.Time
+	lastSweep time.Time
+}
+
+func (lc *logClocks) get(k logKey) *logClock {
+	if lc.logs == nil {
+		lc.logs = map[logKey]*logClock{}
+	}
+	c := lc.logs[k]
+	if c == nil {
+		c = &logClock{}
+		lc.logs[k] = c
+	}
+	return c
+}
+
+// apply takes in a Mark and returns, in log order, the logs due for an
+// idle sweep: those whose time moved at least a tenth of idle since their
+// last sweep (every consumer computes the same list from the same Marks).
+func (lc *logClocks) apply(m *Mark, idle time.Duration) []logKey {
+	var due []logKey
+	for _, lt := range m.logs {
+		c := lc.get(lt.log)
+		if lt.now.After(c.now) {
+			c.now = lt.now
+		}
+		if idle > 0 && c.now.Sub(c.lastSweep) >= idle/10 {
+			c.lastSweep = c.now
+			due = append(due, lt.log)
+		}
+	}
+	return due
+}
+
+// now is the newest event time of a log (zero when unknown).
+func (lc *logClocks) now(k logKey) time.Time {
+	if c := lc.logs[k]; c != nil {
+		return c.now
+	}
+	return time.Time{}
+}
