@@ -110,7 +110,9 @@ func TestSinkFailureAbortsAndJoinsEveryGoroutine(t *testing.T) {
 		{"a later write fails", &faultySink{failAfter: 5}, nil, errDiskFull},
 		{"commit fails", &faultySink{failAfter: -1, failCommit: true}, nil, errDiskFull},
 		{"cancelled while the sink blocks", &faultySink{failAfter: -1, blockUntilAbort: make(chan struct{})},
-			func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 300*time.Millisecond) },
+			func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 300*time.Millisecond)
+			},
 			context.DeadlineExceeded},
 	}
 	for _, tc := range cases {
