@@ -312,9 +312,12 @@ func (t *Table[T]) openWriter(k wkey, src Source, now time.Time) (*writer[T], er
 	if _, ok := t.names[local]; ok {
 		return nil, fmt.Errorf("table %s: source %s: file %s written twice: the stem must change when the sequence restarts", t.name, src.ID, local)
 	}
+	// Staging directories and entries are made durable by the Commit
+	// that publishes their files (one fsync per directory, not per file):
+	// before a commit nothing needs them to survive a crash.
 	dir := filepath.Join(t.txn.staging, t.name, "dt="+k.dt)
-	if err := mkdirAll(dir); err != nil {
-		return nil, err
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating directory %s: %w", dir, err)
 	}
 	w := &writer[T]{key: k, name: name, rel: path.Join(t.name, "dt="+k.dt, name),
 		tmp: filepath.Join(dir, "."+name+".tmp"), staged: filepath.Join(dir, name), opened: now}
@@ -334,7 +337,8 @@ func (t *Table[T]) openWriter(k wkey, src Source, now time.Time) (*writer[T], er
 }
 
 // roll finishes w durably in the staging area: footer, fsync, close,
-// rename from its hidden name, fsync of the directory.
+// rename from its hidden name. (The staging directory is fsynced by the
+// Commit that publishes the file.)
 func (t *Table[T]) roll(w *writer[T]) error {
 	delete(t.open, w.key)
 	fail := func(err error) error {
@@ -354,9 +358,6 @@ func (t *Table[T]) roll(w *writer[T]) error {
 	}
 	if err := rename(w.tmp, w.staged); err != nil {
 		os.Remove(w.tmp)
-		return err
-	}
-	if err := syncDir(filepath.Dir(w.staged)); err != nil {
 		return err
 	}
 	fi := FileInfo{Table: t.name, DT: w.key.dt, Path: w.rel, Source: w.key.src, Rows: w.rows, Bytes: w.ff.n}
@@ -520,8 +521,8 @@ func (t *Table[T]) discard() {
 
 func (t *Table[T]) writeEmpty(path string) (err error) {
 	dir := filepath.Dir(path)
-	if err := mkdirAll(dir); err != nil {
-		return err
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating directory %s: %w", dir, err)
 	}
 	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -544,8 +545,5 @@ func (t *Table[T]) writeEmpty(path string) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", tmp, err)
 	}
-	if err = rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return rename(tmp, path) // the Commit fsyncs the directory
 }

@@ -236,6 +236,29 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 	sort.Slice(p.Renames, func(i, j int) bool { return p.Renames[i].To < p.Renames[j].To })
 	sort.Strings(p.Deletes)
 
+	// The staged files' directory entries must survive a crash from the
+	// commit point on: the pending renames name them.
+	syncs := map[string]bool{}
+	meta := filepath.Join(d.dir, metaDir)
+	for _, r := range p.Renames {
+		for dir := filepath.Dir(d.Path(r.From)); dir != meta && len(dir) > len(meta); dir = filepath.Dir(dir) {
+			syncs[dir] = true
+		}
+	}
+	dirs := make([]string, 0, len(syncs))
+	for dir := range syncs {
+		dirs = append(dirs, dir)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs))) // children before parents
+	for _, dir := range dirs {
+		if err := syncDir(dir); err != nil {
+			for _, s := range emptyStaged {
+				os.Remove(d.Path(s))
+			}
+			return nil, fmt.Errorf("commit of run %s failed, the dataset is unchanged: %w", t.id, err)
+		}
+	}
+
 	// The commit point: the manifest with its pending operations.
 	m.Pending = p
 	if err := writeManifest(d.dir, m); err != nil {
