@@ -112,8 +112,9 @@
 //
 // # Client and server views
 //
-// MergeViews (merge.go) merges the client-side and server-side rows of the
-// same exchanges when a run holds logs of both sides: sides both,
+// The Merger (merger.go; MergeViews is a Merger holding every row) merges
+// the client-side and server-side rows of the same exchanges when a run
+// holds logs of both sides: sides both,
 // client_post_count, server_post_count, server_outcome,
 // server_http_statuses and clock_skew_ms, matched on id, method and a hash
 // of the params, within one session when both know it, after allowing for
@@ -126,16 +127,84 @@
 //
 // # State and time
 //
-// Pipelines route every observation of a log (side, format, source) to one
-// correlator. A conversation ends a minute after a DELETE of its session
-// that succeeded (records of streams still open are written when they end),
-// after IdleTimeout without activity in event time (up to four times longer
-// while a response is awaited on a stream), or at the end of input; its open
-// exchanges are then judged on what the log holds and its state is dropped,
-// so memory holds the open conversations, not the input. A held 404 row is
-// released with reinitialized false after IdleTimeout. An
-// observation further behind the newest event time than Lateness is still
+// A conversation ends a minute after a DELETE of its session that
+// succeeded (records of streams still open are written when they end),
+// after IdleTimeout without activity in its logs' event time (up to four
+// times longer while a response is awaited on a stream), or at the end of
+// input; its open exchanges are then judged on what the log holds and its
+// state is dropped, so memory holds the open conversations, not the input.
+// A held 404 row is released with reinitialized false once its log's time
+// is IdleTimeout past it. An observation further behind the newest event
+// time of its own log (side, format, source) than Lateness is still
 // correlated and written, with late set.
+//
+// # Sharding, order keys and time
+//
+// Pairing and classification depend only on the observations of one
+// conversation, in input order: a pipeline may spread conversations over
+// correlators (NewShard), routing each observation by ShardKey (a stable
+// hash of ConversationKey). Everything that crosses conversations of a log
+// (a call repeated in the client's next session, whether an expired client
+// re-initialized, holding the rows of expired sessions until then) is done
+// by one Linker, over compact events the correlators emit beside the rows
+// (Item): a client request started (ids, call hash, session, client name,
+// time), its retry state changed (failed so far, uncertain, Retry-After),
+// its conversation expired or named its client, a client sent initialize,
+// a conversation closed. The Linker replays them in order, so it sees
+// exactly what one correlator per log saw at each point.
+//
+// The wiring (drive_test.go is the reference; every arrow in input order):
+//
+//	sequencer: o.Seq = 1, 2, ...; clock.Stamp(o); shard[ShardKey(o) % n].Add(o)
+//	every round: m := clock.Mark(last Seq); every shard: Advance(m) (Finish(m) at the end)
+//	merge the round's items of all shards by Key -> linker.Add; linker.Advance(m) (Finish(m))
+//	linker's rows -> merger.Add; merger.Advance(m) (merger.Finish())
+//
+// Order keys (Key, order.go): an item emitted by Add(o) is keyed {o.Seq,
+// 0, n}; one emitted by Advance(m) or Finish(m), when a conversation
+// closes, {m.Seq, the conversation's first Seq, n}; n counts from 0 within
+// that Add or that conversation's close. Keys are unique in a run and
+// strictly increase along each correlator's output (Advance and Finish
+// close conversations in the order of their first Seq, never in map
+// order), so a k-way merge of the shards' outputs gives the same sequence
+// whatever the number of shards, and so do the Linker's and the Merger's
+// outputs. The Linker's rows keep their item's key, or take the releasing
+// initialize's key ({m.Seq, MaxInt64, 0} when Advance or Finish releases
+// them): non-decreasing. The Merger writes rows in arrival order, a merged
+// pair at the client row's place.
+//
+// Time is the logs' own (event time), never the wall clock: the Clock, run
+// by the sequencer, stamps every observation with the newest event time of
+// its log before it (o.Watermark, on which late is judged) and makes the
+// Marks (Seq, newest time over all logs, and the logs whose time moved)
+// with which every correlator, the Linker and the Merger are advanced. Idle
+// sweeps run per log when its time has moved a tenth of IdleTimeout since
+// its last sweep, the same in every consumer of the same Marks. So rows do
+// not depend on the number of shards; they depend on where the pipeline
+// puts its Marks only through idle timeouts and held-row releases, which
+// act at the first Mark after the limit.
+//
+// What is bounded by what: a correlator holds its open conversations; the
+// Linker, per log, the latest request of 4,096 distinct calls, the latest
+// initialize per client, the open requests' retry state, and the rows of
+// expired sessions until an initialize of their client, IdleTimeout of
+// their log's time, or Finish; the Merger, the rows that arrived within
+// the last Window (plus an eighth: it decides in batches) of the Marks'
+// newest time, and the pairing of conversations seen within twice Window.
+// LowWater (each of the three) is the smallest Seq still needed to rebuild
+// what is held (the first Seq of each open conversation, of each held
+// row's conversation, and of each expired conversation a next session may
+// still repeat): a commit point at or below the minimum replays correctly.
+//
+// The Merger's window counts event time after a row arrives: partners
+// whose rows arrive further apart than Window in the stream are written
+// single-sided. Client and server logs read one after the other, each
+// longer than the window, therefore merge only with a wider window, or
+// with Window 0 (every row held to the end, as MergeViews).
+//
+// New makes a correlator that does all of this in one goroutine (own
+// Clock and Linker, advanced after every observation): the API pipelines
+// used before sharding, kept for them and for tests.
 //
 // # When an exchange is written
 //

@@ -22,11 +22,12 @@ import (
 //  4. the round's items of all correlators, merged by Key (each
 //     correlator's are increasing, keys are unique), go to one Linker,
 //     followed by Linker.Advance(m) (Finish(m) at the end);
-//  5. the Linker's rows go to the Merger (when merging), followed by
-//     Merger.Advance(m) (Finish at the end).
+//  5. the Linker's rows (Key non-decreasing) go to the Merger when merging,
+//     followed by Merger.Advance(m) (Finish at the end).
 //
 // It checks the order guarantees on the way and returns the final rows in
-// output order, and the summed correlator stats.
+// output order (the Merger's order when merging), and the summed
+// correlator stats.
 func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merging bool, window time.Duration) ([]schema.Exchange, correlate.Stats) {
 	clock := correlate.NewClock()
 	outs := make([][]correlate.Item, shards)
@@ -36,21 +37,24 @@ func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merg
 		cs[i].IdleTimeout, cs[i].Lateness = sampleIdle, sampleLateness
 	}
 	var rows []schema.Exchange
-	var last correlate.Key
-	emit := func(r correlate.Row) {
-		if r.Key.Less(last) {
-			t.Fatalf("rows out of order: %+v after %+v", r.Key, last)
-		}
-		last = r.Key
-		rows = append(rows, *r.Exchange)
-	}
-	linker := correlate.NewLinker(emit)
+	write := func(r correlate.Row) { rows = append(rows, *r.Exchange) }
 	var merge *correlate.Merger
 	if merging {
-		merge = correlate.NewMerger(emit)
+		merge = correlate.NewMerger(write)
 		merge.Window = window
-		linker = correlate.NewLinker(merge.Add)
 	}
+	var last correlate.Key
+	linker := correlate.NewLinker(func(r correlate.Row) {
+		if r.Key.Less(last) {
+			t.Fatalf("the Linker's rows out of order: %+v after %+v", r.Key, last)
+		}
+		last = r.Key
+		if merge != nil {
+			merge.Add(r)
+		} else {
+			write(r)
+		}
+	})
 	linker.IdleTimeout = sampleIdle
 	var prev correlate.Key
 	closeRound := func(m correlate.Mark, final bool) {

@@ -41,11 +41,12 @@ type Merger struct {
 	// (the pipeline uses -lateness). 0: until Finish.
 	Window time.Duration
 
-	emit  func(Row)
-	held  []heldMerge
-	now   time.Time
-	pairs mergePairs
-	seen  map[string]time.Time // conversation -> the Now its latest row arrived at
+	emit   func(Row)
+	held   []heldMerge
+	oldest time.Time // the earliest arrival held
+	now    time.Time
+	pairs  mergePairs
+	seen   map[string]time.Time // conversation -> the Now its latest row arrived at
 }
 
 type heldMerge struct {
@@ -68,9 +69,18 @@ func NewMerger(emit func(Row)) *Merger {
 
 // Add takes the next row, in the Linker's order.
 func (m *Merger) Add(r Row) {
-	m.held = append(m.held, heldMerge{r, m.now})
+	// It arrived when the stream's event time reached its end (the Marks
+	// lag the rows of their round).
+	at := m.now
+	if r.Exchange.EndedAt.After(at) {
+		at = r.Exchange.EndedAt
+	}
+	if len(m.held) == 0 || at.Before(m.oldest) {
+		m.oldest = at
+	}
+	m.held = append(m.held, heldMerge{r, at})
 	if m.Window > 0 {
-		m.seen[r.Exchange.ConvKey] = m.now
+		m.seen[r.Exchange.ConvKey] = at
 	}
 }
 
@@ -80,7 +90,10 @@ func (m *Merger) Advance(mk Mark) {
 	if mk.Now.After(m.now) {
 		m.now = mk.Now
 	}
-	if m.Window <= 0 || len(m.held) == 0 || m.now.Sub(m.held[0].arrived) < m.Window+m.Window/8 {
+	if m.Window <= 0 || len(m.held) == 0 {
+		return
+	}
+	if m.now.Sub(m.oldest) < m.Window+m.Window/8 {
 		return
 	}
 	m.decide(func(h *heldMerge) bool { return m.now.Sub(h.arrived) >= m.Window })
@@ -303,6 +316,9 @@ func (m *Merger) decide(isDue func(*heldMerge) bool) {
 			}
 			m.emit(h.row)
 		default:
+			if len(keep) == 0 || h.arrived.Before(m.oldest) {
+				m.oldest = h.arrived
+			}
 			keep = append(keep, h)
 		}
 	}
