@@ -2,12 +2,15 @@ package dataset
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -527,5 +530,81 @@ func TestSchemaIsBytesStable(t *testing.T) {
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
 		t.Fatalf("the staged file (%d bytes) differs from a plain write of the same rows (%d bytes)", len(got), buf.Len())
+	}
+}
+
+func TestRollByAgeAndTick(t *testing.T) {
+	now := day0
+	d := open(t, t.TempDir())
+	defer d.Close()
+	txn := begin(t, d, "r1")
+	var durable []FileInfo
+	tb := NewTable[row](txn, "events", dayOf, RollPolicy{MaxAge: time.Minute, Now: func() time.Time { return now },
+		OnDurable: func(f FileInfo) { durable = append(durable, f) }})
+	if err := tb.Write(src("file:/a"), rows("a", 3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(30 * time.Second)
+	if files, err := tb.Tick(); err != nil || len(files) != 0 || tb.Open() != 1 {
+		t.Fatalf("Tick before MaxAge: %v %v, %d open", files, err, tb.Open())
+	}
+	now = now.Add(31 * time.Second)
+	files, err := tb.Tick()
+	if err != nil || len(files) != 1 || files[0].Rows != 3 || tb.Open() != 0 || len(durable) != 1 {
+		t.Fatalf("Tick after MaxAge: %v %v, %d open, %d reported", files, err, tb.Open(), len(durable))
+	}
+	// A write to a file older than MaxAge rolls it first.
+	tb.Write(src("file:/a"), rows("a", 2, 1))
+	now = now.Add(2 * time.Minute)
+	tb.Write(src("file:/a"), rows("a", 1, 1))
+	if len(durable) != 2 || durable[1].Rows != 2 {
+		t.Fatalf("age roll on write: %+v", durable)
+	}
+	if err := tb.Write(Source{ID: "file:/b", Stem: "_hidden"}, rows("b", 1, 1)); err == nil || !strings.Contains(err.Error(), "invalid file-name stem") {
+		t.Fatalf("a stem Spark would skip: %v", err)
+	}
+}
+
+// Tables written from several goroutines while another commits: no race
+// (run with -race), every row lands once.
+func TestConcurrentWritersAndCommits(t *testing.T) {
+	dir := t.TempDir()
+	d := open(t, dir)
+	defer d.Close()
+	txn := begin(t, d, "r1")
+	ev := NewTable[row](txn, "events", dayOf, RollPolicy{MaxRows: 50})
+	q := NewTable[row](txn, "quarantine", dayOf, RollPolicy{MaxRows: 50})
+	var wg sync.WaitGroup
+	for g, tb := range []*Table[row]{ev, q, ev} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("file:/g%d", g)
+			for i := 0; i < 20; i++ {
+				if err := tb.Write(src(id), rows(id, 10, 3)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 5; i++ {
+		if _, err := txn.Commit([]SourceState{done("file:/g0"), done("file:/g1"), done("file:/g2")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if _, err := txn.Commit([]SourceState{done("file:/g0"), done("file:/g1"), done("file:/g2")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := d.Manifest()
+	if m.Rows("events") != 400 || m.Rows("quarantine") != 200 {
+		t.Fatalf("events %d rows, quarantine %d; want 400 and 200", m.Rows("events"), m.Rows("quarantine"))
+	}
+	if n := duckCount(t, duck(t), filepath.Join(dir, "events", "*", "*.parquet"), true, ""); n != 400 {
+		t.Fatalf("DuckDB: %d rows", n)
 	}
 }

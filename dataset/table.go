@@ -200,13 +200,17 @@ func (t *Table[T]) Write(src Source, rows []T) error {
 	if src.Stem != "" && !stemRE.MatchString(src.Stem) {
 		return fmt.Errorf("table %s: source %s: invalid file-name stem %q (letters, digits, '.', '_', '-'; not starting with '.' or '_')", t.name, src.ID, src.Stem)
 	}
+	// Checked before taking the table's lock: Commit holds the
+	// transaction's lock while it takes the tables' (lock order txn, then
+	// table). A transaction that ends meanwhile has discarded the table,
+	// which t.err then reports.
+	if err := t.txn.usable(); err != nil {
+		return err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
 		return t.err
-	}
-	if err := t.txn.usable(); err != nil {
-		return err
 	}
 	now := t.pol.Now()
 	for start := 0; start < len(rows); {
