@@ -193,7 +193,7 @@ func TestBoundedOpenWriters(t *testing.T) {
 		if err := tb.Write(src("file:/a"), all[i:i+100]); err != nil {
 			t.Fatal(err)
 		}
-		if n := tb.Open(); n > 8 {
+		if n := tb.OpenWriters(); n > 8 {
 			t.Fatalf("%d writers open", n)
 		}
 	}
@@ -545,13 +545,13 @@ func TestRollByAgeAndTick(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = now.Add(30 * time.Second)
-	if files, err := tb.Tick(); err != nil || len(files) != 0 || tb.Open() != 1 {
-		t.Fatalf("Tick before MaxAge: %v %v, %d open", files, err, tb.Open())
+	if files, err := tb.Tick(); err != nil || len(files) != 0 || tb.OpenWriters() != 1 {
+		t.Fatalf("Tick before MaxAge: %v %v, %d open", files, err, tb.OpenWriters())
 	}
 	now = now.Add(31 * time.Second)
 	files, err := tb.Tick()
-	if err != nil || len(files) != 1 || files[0].Rows != 3 || tb.Open() != 0 || len(durable) != 1 {
-		t.Fatalf("Tick after MaxAge: %v %v, %d open, %d reported", files, err, tb.Open(), len(durable))
+	if err != nil || len(files) != 1 || files[0].Rows != 3 || tb.OpenWriters() != 0 || len(durable) != 1 {
+		t.Fatalf("Tick after MaxAge: %v %v, %d open, %d reported", files, err, tb.OpenWriters(), len(durable))
 	}
 	// A write to a file older than MaxAge rolls it first.
 	tb.Write(src("file:/a"), rows("a", 2, 1))

@@ -434,8 +434,8 @@ func (t *Table[T]) Tick() ([]FileInfo, error) {
 	return out, err
 }
 
-// Open returns the number of writers open now.
-func (t *Table[T]) Open() int {
+// OpenWriters returns the number of writers open now.
+func (t *Table[T]) OpenWriters() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.open)
