@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -34,17 +36,19 @@ const (
 // belong to one goroutine; RawBytes and Bytes may be called from any (for
 // progress).
 type Reader struct {
-	in     Input
-	id     string
-	file   *os.File // nil for standard input, which is not closed
-	raw    *rawCounter
-	rawBuf *bufio.Reader
-	comp   string
-	zr     *zstd.Decoder
-	dec    *decompressor // nil when not compressed
-	buf    *bufio.Reader // what Read and Peek read
-	n      atomic.Int64  // decompressed bytes handed out by Read
-	closed bool
+	in      Input
+	id      string
+	file    *os.File // nil for standard input, which is not closed
+	stdin   *os.File // standard input served by the poller (a pipe), or nil
+	stdinFD uintptr
+	raw     *rawCounter
+	rawBuf  *bufio.Reader
+	comp    string
+	zr      *zstd.Decoder
+	dec     *decompressor // nil when not compressed
+	buf     *bufio.Reader // what Read and Peek read
+	n       atomic.Int64  // decompressed bytes handed out by Read
+	closed  bool
 }
 
 // Open opens an input once and prepares it for reading: it reads the raw
@@ -61,7 +65,13 @@ type Reader struct {
 func Open(in Input) (*Reader, error) {
 	r := &Reader{in: in}
 	if in.Kind == Stdin {
-		r.raw = &rawCounter{r: os.Stdin}
+		r.stdin, r.stdinFD = pollableStdin()
+		if r.stdin != nil {
+
+			r.raw = &rawCounter{r: r.stdin}
+		} else {
+			r.raw = &rawCounter{r: os.Stdin}
+		}
 	} else {
 		f, err := os.Open(in.Path)
 		if err != nil {
@@ -189,10 +199,43 @@ func (r *Reader) Close() error {
 	if r.zr != nil {
 		r.zr.Close()
 	}
+	if r.stdin != nil {
+		// Interrupt a read that blocks, then give the pipe back its
+		// blocking mode; descriptor 0 itself stays open.
+		r.stdin.SetReadDeadline(time.Now())
+		syscall.SetNonblock(int(r.stdinFD), false)
+		return r.stdin.Close() // the duplicate; descriptor 0 stays open
+	}
 	if r.file != nil {
 		return r.file.Close()
 	}
 	return nil
+}
+
+// pollableStdin returns standard input as a file served by Go's poller when
+// it is a pipe or FIFO, so that Close can interrupt a read that blocks on
+// a quiet stream (a pipe or FIFO opened by path is served by the poller
+// already). The pipe is switched to non-blocking mode for the run and back
+// on Close, since the mode belongs to the pipe, which other processes
+// share. A terminal or a regular file is left alone (nil).
+//
+// The duplicate, not descriptor 0, is what is read and closed.
+func pollableStdin() (*os.File, uintptr) {
+	st, err := os.Stdin.Stat()
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return nil, 0
+	}
+	// A duplicate descriptor of our own, registered with the poller (the
+	// original may be registered already, or not be pollable).
+	fd, err := syscall.Dup(int(os.Stdin.Fd()))
+	if err != nil {
+		return nil, 0
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return nil, 0
+	}
+	return os.NewFile(uintptr(fd), "stdin"), uintptr(fd)
 }
 
 // rawCounter counts the raw bytes read from the source and keeps its last
