@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"mcptrace/decode"
+	"mcptrace/input"
 	"mcptrace/redact"
 )
 
@@ -62,7 +63,7 @@ func BenchmarkReadLines(b *testing.B) {
 	p, size := writeBenchLog(b, benchExchanges)
 	b.SetBytes(size)
 	for b.Loop() {
-		r, closeFn, err := openInput(p)
+		r, err := input.Open(input.Input{Name: p, Path: p, Kind: input.File})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func BenchmarkReadLines(b *testing.B) {
 				break
 			}
 		}
-		closeFn()
+		r.Close()
 	}
 }
 
@@ -82,7 +83,7 @@ func BenchmarkValidateLines(b *testing.B) {
 	p, size := writeBenchLog(b, benchExchanges)
 	b.SetBytes(size)
 	for b.Loop() {
-		r, closeFn, _ := openInput(p)
+		r, _ := input.Open(input.Input{Name: p, Path: p, Kind: input.File})
 		lr := decode.NewLineReader(r, 16<<20)
 		for {
 			line, _, err := lr.Next()
@@ -93,7 +94,7 @@ func BenchmarkValidateLines(b *testing.B) {
 				b.Fatal("invalid line")
 			}
 		}
-		closeFn()
+		r.Close()
 	}
 }
 

@@ -111,6 +111,7 @@ func quarantineRow(rd *redact.Redactor, source string, line int64, runTime time.
 // fileJob is a whole input for its format's decoder.
 type fileJob struct {
 	maxLine int
+	maxDoc  int64
 	in      *Input
 	format  decode.Format
 	dec     decode.FileDecoder
@@ -125,18 +126,25 @@ const partObservations = 2048
 func (d *decoder) file(ctx context.Context, u *Unit, out chan<- decoded) error {
 	f := u.file
 	defer f.close()
-	em := &emitter{d: d, in: f.in, maxLine: f.maxLine, ctx: ctx, out: out}
+	em := &emitter{d: d, in: f.in, maxLine: f.maxLine, maxDoc: f.maxDoc, ctx: ctx, out: out}
 	err := f.dec(f.in.Name, f.r, em)
 	if em.err != nil {
 		return em.err
 	}
-	if err != nil && !em.Stopped() {
+	switch {
+	case errors.Is(err, decode.ErrStopped) || em.Stopped():
+		// A soft stop: what was decoded stands, the rest is not read.
+	case errors.Is(err, decode.ErrLimit):
+		// The decoder quarantined the record that ran past the limit; the
+		// rest of the input (perhaps endless) is not read.
+		f.in.Finished.Store(true)
+	case err != nil:
 		// The reader failed (a corrupt compressed stream): what was decoded
 		// stands, the failure is quarantined where it happened.
 		em.Quarantine(schema.Position{Source: f.in.Name, Line: em.records + 1}, decode.ReasonReadError,
-			fmt.Sprintf("reading stopped: %v; the rest of the file was not read", err), nil)
-	}
-	if !em.Stopped() {
+			fmt.Sprintf("reading stopped: %v; the rest of the input was not read", err), nil)
+		f.in.Finished.Store(true)
+	default:
 		// Drain what the decoder did not read, so byte counts are whole.
 		io.Copy(io.Discard, f.r)
 		f.in.Finished.Store(true)
@@ -151,6 +159,7 @@ type emitter struct {
 	d       *decoder
 	in      *Input
 	maxLine int
+	maxDoc  int64
 	ctx     context.Context
 	out     chan<- decoded
 	cur     decoded
@@ -183,6 +192,9 @@ func (e *emitter) Quarantine(pos schema.Position, reason, detail string, raw []b
 
 // MaxLineBytes is the configured line limit (decode.LineLimiter).
 func (e *emitter) MaxLineBytes() int { return e.maxLine }
+
+// MaxDocumentBytes is the configured document limit (decode.DocumentLimiter).
+func (e *emitter) MaxDocumentBytes() int64 { return e.maxDoc }
 
 // Stopped reports a soft stop or a cancelled run: the decoder ends early.
 func (e *emitter) Stopped() bool {

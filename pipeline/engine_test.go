@@ -107,7 +107,7 @@ func TestSinkFailureAbortsAndJoinsEveryGoroutine(t *testing.T) {
 		want error
 	}{
 		{"first write fails", &faultySink{failAfter: 0}, nil, errDiskFull},
-		{"a later write fails", &faultySink{failAfter: 5}, nil, errDiskFull},
+		{"a later write fails", &faultySink{failAfter: 2}, nil, errDiskFull},
 		{"commit fails", &faultySink{failAfter: -1, failCommit: true}, nil, errDiskFull},
 		{"cancelled while the sink blocks", &faultySink{failAfter: -1, blockUntilAbort: make(chan struct{})},
 			func() (context.Context, context.CancelFunc) {
@@ -126,7 +126,7 @@ func TestSinkFailureAbortsAndJoinsEveryGoroutine(t *testing.T) {
 				}
 				defer cancel()
 				_, err := Run(ctx, Config{Inputs: []string{log}, Workers: workers, Log: zerolog.Nop(),
-					newSink: func(Config, []string) (Sink, error) { return &sink, nil }})
+					newSink: func(context.Context, Config, *Summary) (Sink, error) { return &sink, nil }})
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("err = %v, want %v", err, tc.want)
 				}

@@ -14,6 +14,7 @@ import (
 
 	"mcptrace/correlate"
 	"mcptrace/decode"
+	"mcptrace/input"
 	"mcptrace/redact"
 	"mcptrace/schema"
 )
@@ -33,26 +34,33 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	rd := &redact.Redactor{Policy: cfg.Policy, Pseud: cfg.Pseudonyms, Stats: &redact.Stats{}}
-	files, err := ExpandInputs(cfg.Inputs)
+	ins, skipped, err := input.Expand(cfg.Inputs, input.Options{Exclude: []string{cfg.OutDir}})
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no input files found in %s", strings.Join(cfg.Inputs, ", "))
+	if len(ins) == 0 {
+		return nil, fmt.Errorf("no input files found in %s (%d entries skipped: %s)", strings.Join(cfg.Inputs, ", "), len(skipped), skipReasons(skipped))
 	}
-	merging, err := mergeWanted(cfg, files)
+	merging, err := mergeWanted(cfg, ins)
 	if err != nil {
 		return nil, err
 	}
-	inputs := make([]*Input, len(files))
-	byName := make(map[string]*Input, len(files))
-	for i, f := range files {
-		inputs[i] = &Input{Name: f, ID: f, Stream: f == Stdin}
-		byName[f] = inputs[i]
+	files := make([]string, len(ins))
+	inputs := make([]*Input, len(ins))
+	byName := make(map[string]*Input, len(ins))
+	for i, in := range ins {
+		files[i] = in.Name
+		inputs[i] = &Input{Src: in, Name: in.Name, ID: in.ID, Stream: in.Kind != input.File}
+		byName[in.Name] = inputs[i]
 	}
-	sum := &Summary{Merging: merging, Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{}, ByOutcome: map[string]int64{}}
+	sum := &Summary{Merging: merging, Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{},
+		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}}
+	for _, sk := range skipped {
+		sum.SkippedEntries[sk.Reason]++
+		cfg.Log.Info().Str("path", sk.Name).Str("reason", sk.Reason).Str("detail", sk.Detail).Msg("input entry skipped")
+	}
 	runTime := cfg.Now().UTC()
-	sink, err := cfg.newSink(cfg, files)
+	sink, err := cfg.newSink(ctx, cfg, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -517,7 +525,7 @@ func (c *Config) defaults() error {
 		c.ProgressEvery = time.Second
 	}
 	if c.newSink == nil {
-		c.newSink = newParquetDataset
+		c.newSink = openDataset
 	}
 	if c.Format != "" {
 		if _, ok := decode.DecoderFor(decode.Format(c.Format)); !ok {
@@ -525,4 +533,24 @@ func (c *Config) defaults() error {
 		}
 	}
 	return nil
+}
+
+// skipReasons lists skip reasons with their counts, for a message.
+func skipReasons(skipped []input.Skipped) string {
+	n := map[string]int{}
+	var order []string
+	for _, s := range skipped {
+		if n[s.Reason] == 0 {
+			order = append(order, s.Reason)
+		}
+		n[s.Reason]++
+	}
+	var parts []string
+	for _, r := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", r, n[r]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

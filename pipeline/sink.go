@@ -2,27 +2,19 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
-
+	"mcptrace/dataset"
 	"mcptrace/schema"
 )
 
 // Sink receives the run's rows in their final order, from one goroutine,
 // and makes them durable. Rows are attributed to the input they came from,
 // so a rerun can replace exactly that input's rows. Commit makes what was
-// written durable and visible; after an error from any method the run
-// calls Abort, which leaves the dataset as it was before the run.
+// written durable and visible for the inputs it names; after an error from
+// any method the run calls Abort, which leaves the dataset as it was before
+// the run. Close ends a sink that committed (it releases the dataset).
 type Sink interface {
 	WriteExchanges(ctx context.Context, in *Input, rows []schema.Exchange) error
 	WriteQuarantine(ctx context.Context, in *Input, rows []schema.Quarantine) error
@@ -30,161 +22,77 @@ type Sink interface {
 	Abort()
 }
 
-// parquetDataset is the sink of the dataset directory.
-type parquetDataset struct {
-	ex  *parquetSink[schema.Exchange]
-	q   *parquetSink[schema.Quarantine]
-	sum *[]string
+// datasetSink writes the dataset directory through package dataset: rows
+// are staged in rolling files per (table, date partition, input), and a
+// commit publishes them and replaces what the same inputs wrote before.
+type datasetSink struct {
+	ds        *dataset.Dataset
+	txn       *dataset.Txn
+	ex        *dataset.Table[schema.Exchange]
+	q         *dataset.Table[schema.Quarantine]
+	exFiles   *[]string
+	quarFiles *[]string
 }
 
-func newParquetDataset(cfg Config, files []string) (Sink, error) {
-	name := datasetName(files)
-	return &parquetDataset{
-		ex: newParquetSink[schema.Exchange](cfg.OutDir, "exchanges", name, cfg.RowGroupRows,
-			func(e *schema.Exchange) time.Time { return e.StartedAt }),
-		q: newParquetSink[schema.Quarantine](cfg.OutDir, "quarantine", name, cfg.RowGroupRows,
-			func(q *schema.Quarantine) time.Time { return q.ObservedAt }),
-	}, nil
-}
-
-func (d *parquetDataset) WriteExchanges(_ context.Context, _ *Input, rows []schema.Exchange) error {
-	return d.ex.Write(rows)
-}
-
-func (d *parquetDataset) WriteQuarantine(_ context.Context, _ *Input, rows []schema.Quarantine) error {
-	return d.q.Write(rows)
-}
-
-func (d *parquetDataset) Commit(context.Context, []*Input) error {
-	_, err1 := d.ex.Close()
-	_, err2 := d.q.Close()
-	return errors.Join(err1, err2)
-}
-
-func (d *parquetDataset) Abort() {
-	d.ex.Abort()
-	d.q.Abort()
-}
-
-func datasetName(files []string) string {
-	h := sha256.New()
-	for _, f := range files {
-		io.WriteString(h, f)
-		h.Write([]byte{0})
-	}
-	return "part-" + hex.EncodeToString(h.Sum(nil)[:6])
-}
-
-// parquetSink writes rows of one table into Hive-style date partitions,
-// OUT/<table>/dt=YYYY-MM-DD/<name>.parquet, one open writer per partition.
-// Files are written under a hidden temporary name and renamed by Close once
-// closed and fsynced; Abort removes them.
-type parquetSink[T any] struct {
-	dir      string // OUT/<table>
-	name     string // file name without extension
-	rowGroup int64
-	day      func(*T) time.Time
-	parts    map[string]*partFile[T]
-	rows     int64
-}
-
-type partFile[T any] struct {
-	tmp, final string
-	f          *os.File
-	w          *parquet.GenericWriter[T]
-	rows       int64
-}
-
-func newParquetSink[T any](outDir, table, name string, rowGroup int64, day func(*T) time.Time) *parquetSink[T] {
-	return &parquetSink[T]{dir: filepath.Join(outDir, table), name: name, rowGroup: rowGroup, day: day, parts: map[string]*partFile[T]{}}
-}
-
-// Write appends rows, routing each run of rows of one date partition to
-// its writer in one call.
-func (s *parquetSink[T]) Write(rows []T) error {
-	for start := 0; start < len(rows); {
-		dt := s.day(&rows[start]).UTC().Format("2006-01-02")
-		end := start + 1
-		for end < len(rows) && s.day(&rows[end]).UTC().Format("2006-01-02") == dt {
-			end++
-		}
-		p := s.parts[dt]
-		if p == nil {
-			var err error
-			if p, err = s.open(dt); err != nil {
-				return err
-			}
-			s.parts[dt] = p
-		}
-		if _, err := p.w.Write(rows[start:end]); err != nil {
-			return fmt.Errorf("writing %s: %w", p.tmp, err)
-		}
-		p.rows += int64(end - start)
-		s.rows += int64(end - start)
-		start = end
-	}
-	return nil
-}
-
-func (s *parquetSink[T]) open(dt string) (*partFile[T], error) {
-	dir := filepath.Join(s.dir, "dt="+dt)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create output directory %s: %w", dir, err)
-	}
-	p := &partFile[T]{tmp: filepath.Join(dir, "."+s.name+".parquet.tmp"), final: filepath.Join(dir, s.name+".parquet")}
-	f, err := os.Create(p.tmp)
+// openDataset opens (and locks) the dataset of cfg.OutDir and starts the
+// run's transaction.
+func openDataset(ctx context.Context, cfg Config, sum *Summary) (Sink, error) {
+	ds, err := dataset.Open(ctx, cfg.OutDir, dataset.Options{WaitLock: cfg.WaitLock})
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s: %w", p.tmp, err)
+		return nil, err
 	}
-	p.f = f
-	p.w = parquet.NewGenericWriter[T](f,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
-		parquet.MaxRowsPerRowGroup(s.rowGroup),
-		parquet.DataPageVersion(1),
-		parquet.DictionaryMaxBytes(1<<20),
-		parquet.CreatedBy("mcptrace", "0.1.0", ""),
-	)
-	return p, nil
+	txn, err := ds.Begin("", cfg.Now())
+	if err != nil {
+		ds.Close()
+		return nil, err
+	}
+	roll := cfg.Roll
+	roll.RowGroupRows = cfg.RowGroupRows
+	s := &datasetSink{ds: ds, txn: txn, exFiles: &sum.ExchangeFiles, quarFiles: &sum.QuarantineOut}
+	s.ex = dataset.NewTable[schema.Exchange](txn, "exchanges", func(e *schema.Exchange) time.Time { return e.StartedAt }, roll)
+	s.q = dataset.NewTable[schema.Quarantine](txn, "quarantine", func(q *schema.Quarantine) time.Time { return q.ObservedAt }, roll)
+	return s, nil
 }
 
-// Close finishes every partition: footer, fsync, rename, then fsync of the
-// directory so the rename is durable. It returns the final paths.
-func (s *parquetSink[T]) Close() ([]string, error) {
-	var paths []string
-	keys := make([]string, 0, len(s.parts))
-	for k := range s.parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		p := s.parts[k]
-		if err := p.w.Close(); err != nil {
-			return paths, fmt.Errorf("finishing %s: %w", p.tmp, err)
-		}
-		if err := p.f.Sync(); err != nil {
-			return paths, fmt.Errorf("syncing %s: %w", p.tmp, err)
-		}
-		if err := p.f.Close(); err != nil {
-			return paths, fmt.Errorf("closing %s: %w", p.tmp, err)
-		}
-		if err := os.Rename(p.tmp, p.final); err != nil {
-			return paths, fmt.Errorf("renaming %s: %w", p.tmp, err)
-		}
-		if d, err := os.Open(filepath.Dir(p.final)); err == nil {
-			d.Sync()
-			d.Close()
-		}
-		paths = append(paths, p.final)
-	}
-	s.parts = map[string]*partFile[T]{}
-	return paths, nil
+func (s *datasetSink) WriteExchanges(_ context.Context, in *Input, rows []schema.Exchange) error {
+	return s.ex.Write(dataset.Source{ID: in.ID}, rows)
 }
 
-// Abort removes the temporary files of an unfinished run.
-func (s *parquetSink[T]) Abort() {
-	for _, p := range s.parts {
-		p.f.Close()
-		os.Remove(p.tmp)
+func (s *datasetSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.Quarantine) error {
+	return s.q.Write(dataset.Source{ID: in.ID}, rows)
+}
+
+// Commit publishes the rows of the inputs that were opened (an input a soft
+// stop left unopened keeps what an earlier run wrote), then ends the run's
+// transaction and releases the dataset.
+func (s *datasetSink) Commit(_ context.Context, inputs []*Input) error {
+	var states []dataset.SourceState
+	seen := map[string]bool{}
+	for _, in := range inputs {
+		if !in.Opened.Load() || in.ID == "" || seen[in.ID] {
+			continue
+		}
+		seen[in.ID] = true
+		states = append(states, dataset.SourceState{ID: in.ID, Complete: in.Finished.Load(),
+			Position: dataset.Position{Unit: "record", Start: 1, End: in.Records.Load()}})
 	}
-	s.parts = map[string]*partFile[T]{}
+	files, err := s.txn.Commit(states)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		p := s.ds.Path(f.Path)
+		switch f.Table {
+		case "exchanges":
+			*s.exFiles = append(*s.exFiles, p)
+		case "quarantine":
+			*s.quarFiles = append(*s.quarFiles, p)
+		}
+	}
+	return errors.Join(s.txn.Close(), s.ds.Close())
+}
+
+func (s *datasetSink) Abort() {
+	s.txn.Abort()
+	s.ds.Close()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mcptrace/decode"
+	"mcptrace/input"
 )
 
 // Source yields the run's input as units, in order. Next returns io.EOF
@@ -26,10 +27,11 @@ type Source interface {
 // Kafka topic partition). Its Checkpoint follows how far its units are
 // durable.
 type Input struct {
-	Name   string // as given or as walked: shown in messages, kept in the source column
-	ID     string // canonical identity: the dataset's key for what a rerun replaces
-	Stream bool   // standard input or a pipe: no end known in advance
-	Format string // detected or forced format, "" until opened
+	Src    input.Input // what was named, and how to open it
+	Name   string      // as given or as walked: shown in messages, kept in the source column
+	ID     string      // canonical identity (input.Reader.ID): the dataset's key for what a rerun replaces
+	Stream bool        // standard input or a pipe: no end known in advance
+	Format string      // detected or forced format, "" until opened
 	Ckpt   Checkpoint
 	// Ledger, filled as the run goes.
 	Records  atomic.Int64 // records read
@@ -106,24 +108,29 @@ func (s *fileSource) endLines() {
 	s.lines, s.cur = nil, nil
 }
 
-// open starts an input. Only an input that cannot be opened at all is an
-// error; anything else is quarantined.
+// open starts an input: it is opened once, its head is peeked from the
+// same reader that is then decoded (nothing of a pipe is lost to format
+// detection). Only an input that cannot be opened at all is an error;
+// anything else is quarantined.
 func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	in.Opened.Store(true)
-	r, closeFn, err := openInput(in.Name)
-	var ce *corruptError
-	if errors.As(err, &ce) {
-		in.Format = "corrupt"
-		in.Finished.Store(true)
-		return s.noteUnit(in, lineItem{reason: decode.ReasonReadError, lineNo: 1, detail: ce.Error() + "; the file was skipped"}), nil
-	}
+	r, err := input.Open(in.Src)
 	if err != nil {
 		return nil, err
 	}
-	head, _ := r.Peek(decode.SniffBytes)
+	in.ID = r.ID()
+	head, herr := r.Head()
+	var ce *input.CorruptError
+	if errors.As(herr, &ce) && len(head) == 0 {
+		r.Close()
+		in.Format = "corrupt"
+		in.Finished.Store(true)
+		return s.noteUnit(in, lineItem{reason: decode.ReasonReadError, lineNo: 1, size: r.RawBytes(),
+			detail: ce.Error() + "; nothing of it could be read"}), nil
+	}
 	format := decode.Format(s.cfg.Format)
 	if len(head) == 0 {
-		closeFn()
+		r.Close()
 		in.Format = "empty"
 		in.Finished.Store(true)
 		return &Unit{Input: in, Ack: nopAck}, nil
@@ -131,7 +138,7 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	if format == "" {
 		f, ok := decode.Detect(head)
 		if !ok {
-			closeFn()
+			r.Close()
 			in.Format = "unknown"
 			in.Finished.Store(true)
 			h := append([]byte(nil), head[:min(len(head), 512)]...)
@@ -143,7 +150,7 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	in.Format = string(format)
 	if format == decode.FormatWire {
 		s.cur = in
-		s.lines = startLineFeed(r, closeFn, decode.LineOptions{MaxLine: s.cfg.MaxLineBytes, MaxDocument: s.cfg.MaxDocumentBytes}, in.Stream)
+		s.lines = startLineFeed(r, r.Close, decode.LineOptions{MaxLine: s.cfg.MaxLineBytes, MaxDocument: s.cfg.MaxDocumentBytes}, in.Stream)
 		u, done, err := s.chunk(ctx)
 		if done {
 			s.endLines()
@@ -152,7 +159,7 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	}
 	dec, _ := decode.DecoderFor(format)
 	return &Unit{Input: in, First: 1, Ack: nopAck,
-		file: &fileJob{maxLine: s.cfg.MaxLineBytes, in: in, format: format, dec: dec, r: &countingReader{r: r, stats: s.stats}, close: closeFn}}, nil
+		file: &fileJob{maxLine: s.cfg.MaxLineBytes, maxDoc: s.cfg.MaxDocumentBytes, in: in, format: format, dec: dec, r: &countingReader{r: r, stats: s.stats}, close: r.Close}}, nil
 }
 
 func (s *fileSource) noteUnit(in *Input, it lineItem) *Unit {

@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"context"
 	"sort"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"mcptrace/correlate"
+	"mcptrace/dataset"
 	"mcptrace/redact"
 	"mcptrace/schema"
 )
@@ -47,7 +49,15 @@ type Config struct {
 	// is drained and written, and Run returns ErrStopped. nil: never.
 	Stop <-chan struct{}
 
-	newSink func(cfg Config, files []string) (Sink, error) // tests swap the sink
+	// WaitLock waits for another writer of the dataset to finish instead of
+	// failing at once.
+	WaitLock bool
+	// Roll says when dataset files are finished and the next one started
+	// (package dataset's defaults when zero); RowGroupRows sets its row
+	// groups.
+	Roll dataset.RollPolicy
+
+	newSink func(ctx context.Context, cfg Config, sum *Summary) (Sink, error) // tests swap the sink
 }
 
 // Progress is a snapshot of a running ingest.
@@ -60,26 +70,27 @@ type Progress struct {
 // where a record is a line of a line-oriented log, an entry of a JSON
 // document (a HAR entry, a span), or a whole file that matched no format.
 type Summary struct {
-	Files         []string
-	ByFormat      map[string]int // files per detected format
-	Records       int64
-	Bytes         int64
-	Skipped       map[string]int64 // records deliberately not used, by why (blank, lifecycle, ...)
-	Observations  int64
-	Quarantined   int64
-	ByReason      map[string]int64
-	Exchanges     int64
-	ByOutcome     map[string]int64
-	Correlation   correlate.Stats
-	FalseSuccess  int64            // HTTP 2xx on the final attempt but not a success outcome
-	Redactions    map[string]int64 // values each detector rule replaced (never the values)
-	Merging       bool             // client and server views were merged
-	Merged        int64            // pairs of rows merged into one
-	NotRead       []string         // inputs a soft stop left unopened
-	Partial       []string         // inputs a soft stop left part-read, with how far
-	ExchangeFiles []string
-	QuarantineOut []string
-	Elapsed       time.Duration
+	Files          []string
+	ByFormat       map[string]int // files per detected format
+	Records        int64
+	Bytes          int64
+	Skipped        map[string]int64 // records deliberately not used, by why (blank, lifecycle, ...)
+	Observations   int64
+	Quarantined    int64
+	ByReason       map[string]int64
+	Exchanges      int64
+	ByOutcome      map[string]int64
+	Correlation    correlate.Stats
+	FalseSuccess   int64            // HTTP 2xx on the final attempt but not a success outcome
+	Redactions     map[string]int64 // values each detector rule replaced (never the values)
+	Merging        bool             // client and server views were merged
+	Merged         int64            // pairs of rows merged into one
+	SkippedEntries map[string]int64 // directory entries and inputs not read on purpose, by reason
+	NotRead        []string         // inputs a soft stop left unopened
+	Partial        []string         // inputs a soft stop left part-read, with how far
+	ExchangeFiles  []string
+	QuarantineOut  []string
+	Elapsed        time.Duration
 }
 
 // Balanced reports whether every line is accounted for, every observation
