@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"runtime"
@@ -188,10 +187,7 @@ func (p *run) execute(parent context.Context) error {
 		shardIn[i] = make(chan shardMsg, 4)
 		out := make(chan roundOut, 4)
 		streams[i] = out
-		shards[i] = newShard(cfg, p.byName)
-		if !p.merging {
-			shards[i].redact = p.rd
-		}
+		shards[i] = newShard(cfg)
 		g.Go(func() error {
 			defer close(out)
 			shards[i].run(ctx, shardIn[i], out)
@@ -273,11 +269,11 @@ func (u *Unit) discard() {
 // numbers them, routes observations to shards and sends quarantine rows on
 // as a stream of their own. Every part ends a round.
 func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []chan shardMsg, qOut chan<- roundOut) error {
-	seed := maphash.MakeSeed()
-	W := len(shardIn)
+	W := uint64(len(shardIn))
 	sum := p.sum
+	clock := correlate.NewClock()
 	pending := map[int64]handle{}
-	var next, seq, round int64
+	var next, seq int64
 	seen := map[*Input]bool{}
 	send := func(routed [][]*schema.Observation, quar []item, m marker) bool {
 		for i, ch := range shardIn {
@@ -292,7 +288,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 			}
 		}
 		select {
-		case qOut <- roundOut{items: quar, mark: m, lowWater: math.MaxInt64}:
+		case qOut <- roundOut{quar: quar, mark: m, lowWater: math.MaxInt64}:
 		case <-ctx.Done():
 			return false
 		}
@@ -327,7 +323,8 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					for _, o := range d.obs {
 						seq++
 						o.Seq = seq
-						s := maphash.String(seed, correlate.LineageKey(o)) % uint64(W)
+						clock.Stamp(o)
+						s := correlate.ShardKey(o) % W
 						routed[s] = append(routed[s], o)
 					}
 				}
@@ -336,11 +333,10 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					q := &d.quar[i]
 					sum.ByReason[q.Reason]++
 					seq++
-					quar = append(quar, item{key: orderKey{seq: seq}, in: u.Input, q: q})
+					quar = append(quar, item{in: u.Input, q: q})
 				}
 				sum.Quarantined += int64(len(d.quar))
-				round++
-				if !send(routed, quar, marker{round: round, seq: seq}) {
+				if !send(routed, quar, marker{mark: clock.Mark(seq)}) {
 					return nil
 				}
 			}
@@ -364,57 +360,71 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 	if ctx.Err() != nil {
 		return nil
 	}
-	round++
-	send(nil, nil, marker{round: round, seq: seq + 1, final: true})
+	send(nil, nil, marker{mark: clock.Mark(seq), final: true})
 	return nil
 }
 
-// write takes the ordered rounds, merges client and server views when the
-// run holds both, redacts what the shards did not, and writes everything
-// through the sink; at the end it publishes the dataset and acknowledges
-// the units.
+// write takes the ordered rounds through the Linker (links across the
+// conversations of a log) and, when the run holds both sides, the Merger;
+// it redacts the rows and writes them and the quarantine rows through the
+// sink; at the end it publishes the dataset and acknowledges the units.
 func (p *run) write(ctx context.Context, ord *orderer) error {
-	var held []item // rows kept for the merge
+	var rows []schema.Exchange
+	var ins []*Input
+	collect := func(r correlate.Row) { rows = append(rows, *r.Exchange) }
+	var merger *correlate.Merger
+	if p.merging {
+		merger = correlate.NewMerger(collect)
+		merger.Window = p.mergeWindow()
+	}
+	linker := correlate.NewLinker(func(r correlate.Row) {
+		if merger != nil {
+			merger.Add(r)
+		} else {
+			collect(r)
+		}
+	})
+	linker.IdleTimeout = p.cfg.IdleTimeout
 	for {
-		items, mark, _, ok := ord.next(ctx)
+		items, quar, mark, _, ok := ord.next(ctx)
 		if !ok {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return errors.New("pipeline: a stage ended before the end of input (a bug)")
 		}
-		if p.merging {
-			rest := items[:0]
-			for _, it := range items {
-				if it.ex != nil {
-					held = append(held, it)
-				} else {
-					rest = append(rest, it)
+		for _, it := range items {
+			linker.Add(it)
+		}
+		if mark.final {
+			linker.Finish(mark.mark)
+		} else {
+			linker.Advance(mark.mark)
+		}
+		if merger != nil {
+			before := len(rows)
+			if mark.final {
+				merger.Finish()
+			} else {
+				merger.Advance(mark.mark)
+			}
+			for i := before; i < len(rows); i++ {
+				if rows[i].Sides == "both" {
+					p.sum.Merged++
 				}
 			}
-			items = rest
 		}
-		if err := p.writeItems(ctx, items); err != nil {
+		ins = ins[:0]
+		for i := range rows {
+			ins = append(ins, p.byName[rows[i].Source]) // before redaction may change the source text
+		}
+		redactRows(rows, p.rd, p.cfg.Workers)
+		if err := p.writeRows(ctx, rows, ins, quar); err != nil {
 			return err
 		}
+		rows = rows[:0]
 		if !mark.final {
 			continue
-		}
-		if p.merging {
-			rows := make([]schema.Exchange, len(held))
-			for i := range held {
-				rows[i] = *held[i].ex
-			}
-			merged := correlate.MergeViews(rows)
-			p.sum.Merged = int64(len(rows) - len(merged))
-			out := make([]item, len(merged))
-			for i := range merged {
-				out[i] = item{in: p.byName[merged[i].Source], ex: &merged[i]}
-			}
-			redactItems(out, p.rd, p.cfg.Workers)
-			if err := p.writeItems(ctx, out); err != nil {
-				return err
-			}
 		}
 		if err := p.sink.Commit(ctx, p.inputs); err != nil {
 			return err
@@ -424,34 +434,50 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 	}
 }
 
-// writeItems hands rows to the sink in order, grouping runs of one input
-// and table into one call.
-func (p *run) writeItems(ctx context.Context, items []item) error {
-	for i := 0; i < len(items); {
+// mergeWindow is how long, in event time, a row waits for the other side's
+// view. Files are read one after another, so a client log and a server log
+// meet only at the end: rows are held to the end (0). When every input is
+// a stream, both sides arrive together and rows wait -lateness.
+func (p *run) mergeWindow() time.Duration {
+	for _, in := range p.inputs {
+		if !in.Stream {
+			return 0
+		}
+	}
+	return p.cfg.Lateness
+}
+
+// writeRows hands rows and quarantine rows to the sink in order, grouping
+// runs of one input into one call.
+func (p *run) writeRows(ctx context.Context, rows []schema.Exchange, ins []*Input, quar []item) error {
+	for i := 0; i < len(rows); {
+		in := ins[i]
 		j := i + 1
-		for j < len(items) && items[j].in == items[i].in && (items[j].ex != nil) == (items[i].ex != nil) {
+		for j < len(rows) && ins[j] == in {
 			j++
 		}
-		if items[i].ex != nil {
-			rows := make([]schema.Exchange, j-i)
-			for k := i; k < j; k++ {
-				rows[k-i] = *items[k].ex
-				p.count(&rows[k-i])
-			}
-			if err := p.sink.WriteExchanges(ctx, items[i].in, rows); err != nil {
-				return err
-			}
-		} else {
-			rows := make([]schema.Quarantine, j-i)
-			for k := i; k < j; k++ {
-				q := items[k].q
-				rows[k-i] = *q
-				p.cfg.Log.Warn().Str("source", q.Source).Int64("line", q.Line).Str("reason", q.Reason).
-					Str("detail", q.Detail).Msg("record quarantined")
-			}
-			if err := p.sink.WriteQuarantine(ctx, items[i].in, rows); err != nil {
-				return err
-			}
+		for k := i; k < j; k++ {
+			p.count(&rows[k])
+		}
+		if err := p.sink.WriteExchanges(ctx, in, rows[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	for i := 0; i < len(quar); {
+		j := i + 1
+		for j < len(quar) && quar[j].in == quar[i].in {
+			j++
+		}
+		qs := make([]schema.Quarantine, j-i)
+		for k := i; k < j; k++ {
+			q := quar[k].q
+			qs[k-i] = *q
+			p.cfg.Log.Warn().Str("source", q.Source).Int64("line", q.Line).Str("reason", q.Reason).
+				Str("detail", q.Detail).Msg("record quarantined")
+		}
+		if err := p.sink.WriteQuarantine(ctx, quar[i].in, qs); err != nil {
+			return err
 		}
 		i = j
 	}
@@ -466,18 +492,23 @@ func (p *run) count(e *schema.Exchange) {
 	p.sum.Exchanges++
 }
 
-// redactItems redacts rows on workers goroutines, in place.
-func redactItems(items []item, rd *redact.Redactor, workers int) {
+// redactRows redacts rows on up to workers goroutines, in place.
+func redactRows(rows []schema.Exchange, rd *redact.Redactor, workers int) {
+	if len(rows) < 256 || workers <= 1 {
+		for i := range rows {
+			rows[i] = RedactExchange(rows[i], rd)
+		}
+		return
+	}
 	var wg sync.WaitGroup
-	per := (len(items) + workers - 1) / max(workers, 1)
-	for start := 0; start < len(items); start += max(per, 1) {
-		part := items[start:min(start+max(per, 1), len(items))]
+	per := (len(rows) + workers - 1) / workers
+	for start := 0; start < len(rows); start += per {
+		part := rows[start:min(start+per, len(rows))]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range part {
-				e := RedactExchange(*part[i].ex, rd)
-				part[i].ex = &e
+				part[i] = RedactExchange(part[i], rd)
 			}
 		}()
 	}
