@@ -24,6 +24,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
+	"mcptrace/dataset"
 	"mcptrace/decode"
 	"mcptrace/pipeline"
 	"mcptrace/redact"
@@ -49,6 +50,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
 	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
 	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (a HAR file, an OTLP export) or one unterminated line may make ingest hold; past it the record is quarantined and the input ends there")
+	waitLock := fs.Bool("wait-lock", false, "when another ingest is writing -out, wait for it to finish instead of failing at once")
+	rollRows := fs.Int64("roll-rows", 1<<20, "finish a dataset file after this many rows and start the next")
+	rollBytes := fs.Int64("roll-bytes", 128<<20, "finish a dataset file once it holds about this many bytes")
+	rollAge := fs.Duration("roll-age", 0, "finish a dataset file this long after it was opened (0: never; file names then depend on the clock)")
+	maxOpen := fs.Int("max-open-files", 8, "dataset files open at once, whatever the number of date partitions (memory is about 16 MiB each at most)")
 	flushEvery := fs.Duration("flush-interval", time.Second, "a stream (standard input, a pipe) is handed on in what arrived within this interval, so a quiet stream still moves")
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
@@ -117,8 +123,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}()
 	ctx := context.Background()
 	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc, FlushInterval: *flushEvery,
-		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop,
-		Log: log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
+		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop, WaitLock: *waitLock,
+		Roll: dataset.RollPolicy{MaxRows: *rollRows, MaxBytes: *rollBytes, MaxAge: *rollAge, MaxOpen: *maxOpen},
+		Log:  log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		cfg.ProgressEvery = time.Second
 		cfg.Progress = func(p pipeline.Progress) {
