@@ -709,7 +709,11 @@ func orSDK(t string) string {
 
 func exchangeID(pos schema.Position, m *schema.Message) string {
 	h := sha256.New()
-	h.Write([]byte(pos.Source))
+	src := pos.ID // the canonical identity, when the pipeline set it
+	if src == "" {
+		src = pos.Source
+	}
+	h.Write([]byte(src))
 	h.Write([]byte{0})
 	h.Write(strconv.AppendInt(nil, pos.Line, 10))
 	h.Write([]byte{0, byte(m.ID.Type)})

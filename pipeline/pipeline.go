@@ -323,6 +323,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					for _, o := range d.obs {
 						seq++
 						o.Seq = seq
+						o.Pos.ID = u.Input.ID
 						clock.Stamp(o)
 						s := correlate.ShardKey(o) % W
 						routed[s] = append(routed[s], o)

@@ -7,6 +7,11 @@ import "time"
 type Position struct {
 	Source string // file path as given, or topic/partition
 	Line   int64  // 1-based line number, or offset
+	// ID is the canonical identity of the source (the dataset's key: a
+	// resolved path, a stream's fingerprint, a topic partition), set by
+	// the pipeline. Exchange ids derive from it, so they do not depend on
+	// how a path was spelled.
+	ID string
 }
 
 // IDType is the JSON type of a JSON-RPC id. Ids are compared type-sensitively:
