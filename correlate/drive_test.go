@@ -153,3 +153,37 @@ func TestShardedSamplesAgree(t *testing.T) {
 		}
 	}
 }
+
+// A quiet stream: Pass lets event time go by with no record, so an idle
+// conversation ends and its open exchange is written.
+func TestClockPassEndsIdleConversations(t *testing.T) {
+	clock := correlate.NewClock()
+	var got []correlate.Item
+	c := correlate.NewShard(func(it correlate.Item) { got = append(got, it) })
+	c.IdleTimeout = time.Minute
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
+	req := &schema.Observation{Seq: 1, Side: schema.SideClient, Transport: schema.TransportStdio, Format: "stdio-jsonl", Time: at,
+		Pos: schema.Position{Source: "s", Line: 1}, Stdio: schema.DirClientToServer,
+		Messages: []schema.Message{{Where: schema.InStdio, BatchIndex: -1, Kind: schema.MsgRequest, ID: schema.ID{Type: schema.IDNumber, Text: "1"}, Method: "tools/call",
+			Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)}}}
+	clock.Stamp(req)
+	c.Add(req)
+	c.Advance(clock.Mark(1))
+	rows := func() int {
+		n := 0
+		for i := range got {
+			if got[i].IsRow() {
+				n++
+			}
+		}
+		return n
+	}
+	if rows() != 0 {
+		t.Fatalf("an open request was written before its conversation went idle")
+	}
+	clock.Pass(2 * time.Minute)
+	c.Advance(clock.Mark(1))
+	if rows() != 1 || c.OpenConversations() != 0 {
+		t.Errorf("after two idle minutes: %d rows, %d conversations open", rows(), c.OpenConversations())
+	}
+}

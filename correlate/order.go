@@ -132,6 +132,23 @@ func (k *Clock) observe(o *schema.Observation) time.Time {
 	return prev
 }
 
+// Pass lets d of event time pass in every log with no record in it: a live
+// stream that went quiet for d of wall time (the pipeline's idle tick), so
+// that its idle conversations end and its rows are written. It depends on
+// the wall clock, so only streams use it; files never go quiet.
+func (k *Clock) Pass(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	for lk, t := range k.logs {
+		k.logs[lk] = t.Add(d)
+		k.changed[lk] = true
+	}
+	if !k.now.IsZero() {
+		k.now = k.now.Add(d)
+	}
+}
+
 // Now is the newest event time stamped so far, over all logs.
 func (k *Clock) Now() time.Time { return k.now }
 

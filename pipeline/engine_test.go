@@ -57,7 +57,7 @@ func (s *faultySink) WriteExchanges(ctx context.Context, _ *Input, rows []schema
 func (s *faultySink) WriteQuarantine(ctx context.Context, _ *Input, rows []schema.Quarantine) error {
 	return s.write(ctx, len(rows), true)
 }
-func (s *faultySink) Commit(context.Context, []*Input) error {
+func (s *faultySink) Commit(context.Context, []*Input, bool) error {
 	if s.failCommit {
 		return errDiskFull
 	}

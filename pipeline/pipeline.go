@@ -294,7 +294,37 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 		}
 		return true
 	}
-	for h := range results {
+	// A live stream that goes quiet still moves: every flush interval
+	// without input lets that much event time pass (correlate.Clock.Pass),
+	// so idle conversations end and their rows are written.
+	var tick <-chan time.Time
+	if p.streaming() {
+		t := time.NewTicker(p.cfg.FlushInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	lastInput := time.Now()
+	for {
+		var h handle
+		select {
+		case r, ok := <-results:
+			if !ok {
+				goto end
+			}
+			h = r
+			lastInput = time.Now()
+		case now := <-tick:
+			if quiet := now.Sub(lastInput); quiet >= p.cfg.FlushInterval {
+				clock.Pass(quiet)
+				lastInput = now
+				if !send(nil, nil, marker{mark: clock.Mark(seq)}) {
+					return nil
+				}
+			}
+			continue
+		case <-ctx.Done():
+			return nil
+		}
 		pending[h.unit.seq] = h
 		for {
 			h, ok := pending[next]
@@ -358,6 +388,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 			p.acks.push(u)
 		}
 	}
+end:
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -386,8 +417,9 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		}
 	})
 	linker.IdleTimeout = p.cfg.IdleTimeout
+	lastCommit := time.Now()
 	for {
-		items, quar, mark, _, ok := ord.next(ctx)
+		items, quar, mark, lowWater, ok := ord.next(ctx)
 		if !ok {
 			if ctx.Err() != nil {
 				return nil
@@ -425,14 +457,47 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		}
 		rows = rows[:0]
 		if !mark.final {
+			if p.streaming() && time.Since(lastCommit) >= p.cfg.CommitInterval {
+				// A stream's rows are published as it goes; files wait for
+				// the end, so that a failed run leaves the dataset as it was.
+				var streams []*Input
+				for _, in := range p.inputs {
+					if in.Stream && in.Opened.Load() {
+						streams = append(streams, in)
+					}
+				}
+				if err := p.sink.Commit(ctx, streams, false); err != nil {
+					return err
+				}
+				lowWater = min(lowWater, linker.LowWater())
+				if merger != nil {
+					lowWater = min(lowWater, merger.LowWater())
+				}
+				if _, err := p.acks.releaseBelow(ctx, min(mark.mark.Seq+1, lowWater), nil); err != nil {
+					return err
+				}
+				lastCommit = time.Now()
+			}
 			continue
 		}
-		if err := p.sink.Commit(ctx, p.inputs); err != nil {
+		if err := p.sink.Commit(ctx, p.inputs, true); err != nil {
 			return err
 		}
 		_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil)
 		return err
 	}
+}
+
+// streaming says whether the run reads a stream (standard input, a pipe):
+// then time moves on while the input is quiet, and the stream's rows are
+// published every Config.CommitInterval.
+func (p *run) streaming() bool {
+	for _, in := range p.inputs {
+		if in.Stream {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeWindow is how long, in event time, a row waits for the other side's
@@ -552,6 +617,9 @@ func (c *Config) defaults() error {
 	}
 	if c.FlushInterval <= 0 {
 		c.FlushInterval = time.Second
+	}
+	if c.CommitInterval <= 0 {
+		c.CommitInterval = 30 * time.Second
 	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second

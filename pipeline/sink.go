@@ -12,13 +12,14 @@ import (
 // Sink receives the run's rows in their final order, from one goroutine,
 // and makes them durable. Rows are attributed to the input they came from,
 // so a rerun can replace exactly that input's rows. Commit makes what was
-// written durable and visible for the inputs it names; after an error from
-// any method the run calls Abort, which leaves the dataset as it was before
-// the run. Close ends a sink that committed (it releases the dataset).
+// written for the inputs it names durable and visible (a stream's rows are
+// committed as the run goes); the final Commit also ends the sink. After an
+// error from any method the run calls Abort, which leaves the dataset as it
+// was before the run (but for streams' earlier commits).
 type Sink interface {
 	WriteExchanges(ctx context.Context, in *Input, rows []schema.Exchange) error
 	WriteQuarantine(ctx context.Context, in *Input, rows []schema.Quarantine) error
-	Commit(ctx context.Context, inputs []*Input) error
+	Commit(ctx context.Context, inputs []*Input, final bool) error
 	Abort()
 }
 
@@ -62,10 +63,10 @@ func (s *datasetSink) WriteQuarantine(_ context.Context, in *Input, rows []schem
 	return s.q.Write(dataset.Source{ID: in.ID}, rows)
 }
 
-// Commit publishes the rows of the inputs that were opened (an input a soft
-// stop left unopened keeps what an earlier run wrote), then ends the run's
-// transaction and releases the dataset.
-func (s *datasetSink) Commit(_ context.Context, inputs []*Input) error {
+// Commit publishes the rows of the inputs named that were opened (an input a
+// soft stop left unopened keeps what an earlier run wrote); the final commit
+// then ends the run's transaction and releases the dataset.
+func (s *datasetSink) Commit(_ context.Context, inputs []*Input, final bool) error {
 	var states []dataset.SourceState
 	seen := map[string]bool{}
 	for _, in := range inputs {
@@ -88,6 +89,9 @@ func (s *datasetSink) Commit(_ context.Context, inputs []*Input) error {
 		case "quarantine":
 			*s.quarFiles = append(*s.quarFiles, p)
 		}
+	}
+	if !final {
+		return nil
 	}
 	return errors.Join(s.txn.Close(), s.ds.Close())
 }

@@ -32,7 +32,10 @@ type Config struct {
 	// FlushInterval: a stream (standard input, a pipe) is cut into units
 	// of what arrived within it, so a quiet stream still moves on (0: 1s).
 	FlushInterval time.Duration
-	RowGroupRows  int64 // rows per Parquet row group; 0: 65,536
+	// CommitInterval: a stream's rows are published this often (0: 30s);
+	// files are published once, at the end of the run.
+	CommitInterval time.Duration
+	RowGroupRows   int64 // rows per Parquet row group; 0: 65,536
 	// IdleTimeout ends a conversation idle this long in event time;
 	// Lateness flags exchanges of observations this far behind the newest
 	// (see correlate.Correlator). 0 leaves each off.

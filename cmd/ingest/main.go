@@ -50,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
 	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
 	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (a HAR file, an OTLP export) or one unterminated line may make ingest hold; past it the record is quarantined and the input ends there")
+	commitEvery := fs.Duration("commit-interval", 30*time.Second, "a stream's rows are published this often (files are published once, at the end of the run)")
 	waitLock := fs.Bool("wait-lock", false, "when another ingest is writing -out, wait for it to finish instead of failing at once")
 	rollRows := fs.Int64("roll-rows", 1<<20, "finish a dataset file after this many rows and start the next")
 	rollBytes := fs.Int64("roll-bytes", 128<<20, "finish a dataset file once it holds about this many bytes")
@@ -122,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
 	ctx := context.Background()
-	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc, FlushInterval: *flushEvery,
+	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc, FlushInterval: *flushEvery, CommitInterval: *commitEvery,
 		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop, WaitLock: *waitLock,
 		Roll: dataset.RollPolicy{MaxRows: *rollRows, MaxBytes: *rollBytes, MaxAge: *rollAge, MaxOpen: *maxOpen},
 		Log:  log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}

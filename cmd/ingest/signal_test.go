@@ -180,3 +180,78 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		countRowsDuck(t, out, "quarantine")
 	}
 }
+
+// A live stream that goes quiet still writes its rows: they are published
+// every -commit-interval, and a conversation left open ends after
+// -idle-timeout of quiet (its event time moves on with the wall clock).
+func TestQuietStreamStillWritesItsRows(t *testing.T) {
+	bin := ingestBinary(t)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(bin, "-out", out, "-flush-interval", "50ms", "-commit-interval", "100ms", "-idle-timeout", "1s", "-")
+	cmd.Env = append(os.Environ(), "MCPTRACE_PSEUDONYM_KEY="+testKeyHex)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	// 200 answered calls (past the 64 KiB that format detection waits for),
+	// then one request that is never answered.
+	var log bytes.Buffer
+	synth.Write(&log, synth.Options{Exchanges: 200})
+	log.WriteString(`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:01.000Z","side":"client","transport":"stdio","connection":"open-1","stdio":{"direction":"c2s","line":"{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}"}}` + "\n")
+	if _, err := stdin.Write(log.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	// The stream stays open: only the commits can make rows visible.
+	deadline := time.Now().Add(60 * time.Second)
+	var answered, open int64
+	for time.Now().Before(deadline) {
+		answered, open = 0, 0
+		if m := readManifestRows(t, out); m > 0 {
+			answered = countRowsDuck(t, out, "exchanges")
+			open = countWhere(t, out, "jsonrpc_id = '99'")
+		}
+		if answered >= 201 && open == 1 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if answered < 201 || open != 1 {
+		t.Fatalf("while the stream stayed open: %d rows visible, the open request %d times (want 201 and 1)\nstderr:\n%s", answered, open, stderr.String())
+	}
+	stdin.Close()
+	if err := cmd.Wait(); exitCode(err) != 0 {
+		t.Fatalf("exit %d after the stream ended\n%s", exitCode(err), stderr.String())
+	}
+	if got := countRowsDuck(t, out, "exchanges"); got != 201 {
+		t.Errorf("%d rows after the end, want 201 (commits must not duplicate)", got)
+	}
+}
+
+func readManifestRows(t *testing.T, out string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, ".mcptrace", "manifest.json"))
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), `"exchanges/dt=`)
+}
+
+func countWhere(t *testing.T, out, where string) int64 {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM read_parquet('%s') WHERE %s", filepath.Join(out, "exchanges", "*", "*.parquet"), where)).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
