@@ -93,6 +93,7 @@ func sameSession(c, s *schema.Exchange) bool {
 func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 	m := c
 	m.Sides = "both"
+	m.ServerSource = s.Source
 	cp, sp := c.PostCount, s.PostCount
 	m.ClientPostCount, m.ServerPostCount = &cp, &sp
 	so := s.Outcome

@@ -299,3 +299,41 @@ func TestInputDefects(t *testing.T) {
 		}
 	})
 }
+
+// Merged rows belong to both logs: rerunning one side alone replaces them
+// with that side's own rows, never leaving a merged row beside a new one.
+func TestRerunOfOneSideReplacesMergedRows(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	client, server := "../samples/correlation/client.ndjson", "../samples/correlation/server.ndjson"
+	merged := runAt(t, out, now, 2, client, server)
+	if !merged.Merging || merged.Merged == 0 {
+		t.Fatalf("the two logs were not merged: %+v", merged)
+	}
+	serverOnly := filepath.Join(t.TempDir(), "server-only")
+	runAt(t, serverOnly, now, 2, server)
+	runAt(t, out, now, 2, server)
+	db := duck(t)
+	count := func(dir, where string) int64 {
+		var n int64
+		if err := db.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s') WHERE %s`, filepath.Join(dir, "exchanges", "*", "*.parquet"), where)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(out, "sides = 'both'"); n != 0 {
+		t.Errorf("%d merged rows survived a rerun of the server's log alone", n)
+	}
+	if got, want := count(out, "sides = 'server'"), count(serverOnly, "sides = 'server'"); got != want {
+		t.Errorf("%d server rows, a clean run of the server's log gives %d", got, want)
+	}
+	st := stateOf(t, out)
+	if st.rows != st.ids {
+		t.Errorf("%d rows for %d distinct exchange ids", st.rows, st.ids)
+	}
+	// Both again: merged as in the first run.
+	again := runAt(t, out, now, 2, client, server)
+	if count(out, "sides = 'both'") != again.Merged || again.Merged != merged.Merged {
+		t.Errorf("merged again: %d merged rows, the first run had %d", count(out, "sides = 'both'"), merged.Merged)
+	}
+}

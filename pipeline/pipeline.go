@@ -83,7 +83,8 @@ type run struct {
 	runTime time.Time
 	acks    ackQueue
 	counts  progressCounters
-	stopped bool // a soft stop ended reading early
+	stopped bool              // a soft stop ended reading early
+	pairs   map[string]*Input // merged rows, by the pair of inputs
 }
 
 // group runs goroutines and keeps the first error; the first error cancels
@@ -449,7 +450,7 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		}
 		ins = ins[:0]
 		for i := range rows {
-			ins = append(ins, p.byName[rows[i].Source]) // before redaction may change the source text
+			ins = append(ins, p.inputOf(&rows[i])) // before redaction may change the source text
 		}
 		redactRows(rows, p.rd, p.cfg.Workers)
 		if err := p.writeRows(ctx, rows, ins, quar); err != nil {
@@ -480,13 +481,46 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 			}
 			continue
 		}
-		if err := p.sink.Commit(ctx, p.inputs, true); err != nil {
+		final := append([]*Input(nil), p.inputs...)
+		for _, pair := range p.pairs {
+			final = append(final, pair)
+		}
+		if err := p.sink.Commit(ctx, final, true); err != nil {
 			return err
 		}
 		_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil)
 		return err
 	}
 }
+
+// inputOf is the input a row is filed under: its log, or for a merged row
+// the pair of logs it was made from (a rerun of either replaces it).
+func (p *run) inputOf(e *schema.Exchange) *Input {
+	in := p.byName[e.Source]
+	if e.Sides != "both" || e.ServerSource == "" {
+		return in
+	}
+	srv := p.byName[e.ServerSource]
+	if in == nil || srv == nil || srv == in {
+		return in
+	}
+	key := in.ID + "\x00" + srv.ID
+	pair := p.pairs[key]
+	if pair == nil {
+		pair = &Input{Name: in.Name, ID: MergedID(in.ID, srv.ID), Stream: in.Stream && srv.Stream}
+		pair.Opened.Store(true)
+		if p.pairs == nil {
+			p.pairs = map[string]*Input{}
+		}
+		p.pairs[key] = pair
+	}
+	pair.Finished.Store(in.Finished.Load() && srv.Finished.Load())
+	return pair
+}
+
+// MergedID is the dataset identity of the merged rows of a client log and
+// a server log: "merged:" and both identities, NUL-separated (no path holds a NUL).
+func MergedID(client, server string) string { return "merged:" + client + "\x00" + server }
 
 // streaming says whether the run reads a stream (standard input, a pipe):
 // then time moves on while the input is quiet, and the stream's rows are

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"mcptrace/dataset"
@@ -76,6 +77,23 @@ func (s *datasetSink) Commit(_ context.Context, inputs []*Input, final bool) err
 		seen[in.ID] = true
 		states = append(states, dataset.SourceState{ID: in.ID, Complete: in.Finished.Load(),
 			Position: dataset.Position{Unit: "record", Start: 1, End: in.Records.Load()}})
+	}
+	if final {
+		// Merged rows of an earlier run that involved an input read now are
+		// replaced too (by this run's merged rows, or by nothing), so a rerun
+		// of one side never leaves a merged row beside its own new row.
+		for _, id := range s.ds.Manifest().SourceIDs() {
+			if seen[id] || !strings.HasPrefix(id, "merged:") {
+				continue
+			}
+			for _, member := range strings.Split(strings.TrimPrefix(id, "merged:"), "\x00") {
+				if seen[member] {
+					seen[id] = true
+					states = append(states, dataset.SourceState{ID: id, Complete: true})
+					break
+				}
+			}
+		}
 	}
 	files, err := s.txn.Commit(states)
 	if err != nil {

@@ -82,7 +82,10 @@ type Exchange struct {
 	// arguments_hash and arguments_shape, then drops them).
 	MatchHash uint64 `parquet:"-"`
 	ConvKey   string `parquet:"-"`
-	Arguments []byte `parquet:"-"`
+	// ServerSource is the source of the server's row a merged row was made
+	// from (Source is the client's): the pipeline files the row under both.
+	ServerSource string `parquet:"-"`
+	Arguments    []byte `parquet:"-"`
 }
 
 // Quarantine is one row of the quarantine table: an input record that could
