@@ -240,6 +240,9 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 		status = "MISMATCH"
 	}
 	printCounts(w, "  skipped:       %d records", s.Skipped)
+	if len(s.SkippedEntries) > 0 {
+		printCounts(w, "  not read:      %d directory entries or inputs, on purpose", s.SkippedEntries)
+	}
 	fmt.Fprintf(w, "  conservation:  %d records = %d observations + %d quarantined + %d skipped  [%s]\n",
 		s.Records, s.Observations, s.Quarantined, s.SkippedTotal(), status)
 	fmt.Fprintf(w, "                 %d observations = %d in exchanges + %d notification-only + %d stray + %d stderr + %d other\n",
@@ -272,7 +275,7 @@ func printWritten(w io.Writer, table string, files []string) {
 		return
 	}
 	dir := filepath.Dir(filepath.Dir(files[0]))
-	fmt.Fprintf(w, "  wrote %d %s files (one per date partition) under %s\n", len(files), table, dir)
+	fmt.Fprintf(w, "  wrote %d %s files under %s\n", len(files), table, dir)
 }
 
 // printCounts writes a total and its breakdown: "label (a 1, b 2)".
