@@ -17,7 +17,6 @@ import (
 
 func TestAnalyzeReportsCounts(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "a.ndjson")
 	rec := func(id int, status int, body string) string {
 		return fmt.Sprintf(`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:0%dZ","side":"client","connection":"c","http":{"request":{"method":"POST","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}"},"response":{"status":%d,"content_type":"application/json","body":%s}}}`, id, id, status, body)
 	}
@@ -28,16 +27,7 @@ func TestAnalyzeReportsCounts(t *testing.T) {
 		rec(4, 503, `""`),
 		"garbage",
 	}
-	os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	out := filepath.Join(dir, "out")
-	if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{in}, OutDir: out, Log: zerolog.Nop()}); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-data", out}, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	s := stdout.String()
+	s := ingestAndAnalyze(t, dir, strings.Join(lines, "\n")+"\n")
 	for _, want := range []string{`4 exchanges in 1 files`,
 		`TOOL_SUCCESS +application +1 +25\.0%`, `TOOL_ERROR +application +1 +25\.0%`,
 		`JSONRPC_ERROR +protocol +1 +25\.0%`, `HTTP_ERROR +transport +1 +25\.0%`,
@@ -46,8 +36,7 @@ func TestAnalyzeReportsCounts(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
 	}
-	stdout.Reset()
-	stderr.Reset()
+	var stdout, stderr bytes.Buffer
 	if code := run([]string{"-data", filepath.Join(dir, "nope")}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "nope") {
 		t.Errorf("missing dataset: exit %d, %s", code, stderr.String())
 	}
@@ -56,9 +45,16 @@ func TestAnalyzeReportsCounts(t *testing.T) {
 // A dataset whose every record was quarantined has no exchanges: analyze
 // says so and exits 0 (it used to exit 1).
 func TestAnalyzeQuarantineOnlyDataset(t *testing.T) {
-	dir := t.TempDir()
+	if got := ingestAndAnalyze(t, t.TempDir(), `{"mcptrace":"wire/1","ts":"bad"}`+"\nnot json\n"); got != "0 exchanges, 2 quarantined\n" {
+		t.Errorf("report = %q", got)
+	}
+}
+
+// ingestAndAnalyze ingests log into DIR/out and returns analyze's report.
+func ingestAndAnalyze(t *testing.T, dir, log string) string {
+	t.Helper()
 	in := filepath.Join(dir, "a.ndjson")
-	os.WriteFile(in, []byte(`{"mcptrace":"wire/1","ts":"bad"}`+"\nnot json\n"), 0o644)
+	os.WriteFile(in, []byte(log), 0o644)
 	out := filepath.Join(dir, "out")
 	if _, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{in}, OutDir: out, Log: zerolog.Nop()}); err != nil {
 		t.Fatal(err)
@@ -67,7 +63,5 @@ func TestAnalyzeQuarantineOnlyDataset(t *testing.T) {
 	if code := run([]string{"-data", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if got := stdout.String(); got != "0 exchanges, 2 quarantined\n" {
-		t.Errorf("report = %q", got)
-	}
+	return stdout.String()
 }
