@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -11,6 +12,12 @@ import (
 	"sync"
 	"time"
 )
+
+// ErrUnfinished is matched (errors.Is) by a Commit error after the commit
+// point: the run's output is recorded as published, and the next Open
+// finishes moving it into place. The dataset is then not as it was before
+// the run, but as the run left it.
+var ErrUnfinished = errors.New("commit recorded, to be finished by the next run")
 
 // SourceState is what a commit records about one source.
 type SourceState struct {
@@ -281,12 +288,12 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 		after = fault.applied
 	}
 	if err := d.apply(p, after); err != nil {
-		t.broken = fmt.Errorf("dataset %s: the commit of run %s is recorded but not fully applied (%w): the next run finishes it on open", d.dir, t.id, err)
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is recorded but not fully applied (%w): the next run finishes it on open: %w", d.dir, t.id, err, ErrUnfinished)
 		return nil, t.broken
 	}
 	m.Pending = nil
 	if err := writeManifest(d.dir, m); err != nil {
-		t.broken = fmt.Errorf("dataset %s: the commit of run %s is applied but its manifest could not be finalised (%w): the next run finishes it on open", d.dir, t.id, err)
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is applied but its manifest could not be finalised (%w): the next run finishes it on open: %w", d.dir, t.id, err, ErrUnfinished)
 		return nil, t.broken
 	}
 	d.mu.Lock()

@@ -142,6 +142,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			Msg("stopped by a signal: what was read is written; run again to ingest the rest")
 		return ExitStopped
 	}
+	if errors.Is(err, dataset.ErrUnfinished) {
+		log.Error().Err(err).Str("out", *out).Msg("ingest failed while publishing: the run's output is recorded and the next ingest on this dataset finishes moving it into place")
+		return 1
+	}
 	if err != nil {
 		log.Error().Err(err).Str("out", *out).Msg("ingest failed; the dataset is as it was before this run")
 		return 1
