@@ -178,3 +178,29 @@ func TestCheckpointContiguous(t *testing.T) {
 		t.Errorf("committable %d pending %d, want 25 and 0", got, p)
 	}
 }
+
+// A soft stop at any moment drains, publishes what was read, says what was
+// not, and joins every goroutine.
+func TestSoftStopJoinsEveryGoroutine(t *testing.T) {
+	log := synthLog(t, 12000, 2)
+	for _, d := range []time.Duration{0, 5 * time.Millisecond, 50 * time.Millisecond} {
+		before := runtime.NumGoroutine()
+		stop := make(chan struct{})
+		timer := time.AfterFunc(d, func() { close(stop) })
+		sum, err := Run(context.Background(), Config{Inputs: []string{log, "../samples"}, OutDir: t.TempDir(), Workers: 3, Log: zerolog.Nop(), Stop: stop})
+		timer.Stop()
+		if err != nil && !errors.Is(err, ErrStopped) {
+			t.Fatalf("stop after %v: %v", d, err)
+		}
+		if errors.Is(err, ErrStopped) && len(sum.NotRead)+len(sum.Partial) == 0 {
+			t.Errorf("stop after %v: ErrStopped but the summary says everything was read", d)
+		}
+		if err == nil && (len(sum.NotRead) > 0 || len(sum.Partial) > 0) {
+			t.Errorf("stop after %v: no ErrStopped but inputs were left: %v %v", d, sum.NotRead, sum.Partial)
+		}
+		if !sum.Balanced() {
+			t.Errorf("stop after %v: conservation fails: %+v", d, sum)
+		}
+		checkNoLeak(t, before)
+	}
+}
