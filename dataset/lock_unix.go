@@ -39,7 +39,7 @@ func lockDataset(ctx context.Context, dir string, wait bool) (*os.File, error) {
 			return nil, fmt.Errorf("locking dataset %s (%s): %w", dir, path, err)
 		}
 		if !wait {
-			h := readHolder(path)
+			h := currentHolder(path)
 			f.Close()
 			return nil, &LockedError{Dataset: dir, Holder: h}
 		}
@@ -66,6 +66,24 @@ func unlockDataset(f *os.File) error {
 	return f.Close()
 }
 
+// currentHolder reads the holder's record. The holder writes it just after
+// taking the lock, so a record that is empty or names a process that is
+// gone (the previous holder) is read again for a moment; then a zero Holder
+// makes the message say "another mcptrace process".
+func currentHolder(path string) Holder {
+	host, _ := os.Hostname()
+	for i := 0; ; i++ {
+		h := readHolder(path)
+		if h.PID != 0 && (h.Host != host || alive(h.PID)) {
+			return h
+		}
+		if i == 10 {
+			return Holder{}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func readHolder(path string) Holder {
 	var h Holder
 	b, err := os.ReadFile(path)
@@ -73,4 +91,9 @@ func readHolder(path string) Holder {
 		json.Unmarshal([]byte(strings.TrimSpace(string(b))), &h)
 	}
 	return h
+}
+
+func alive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
 }
