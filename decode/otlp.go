@@ -83,6 +83,7 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 	var blanks []int64 // blank lines before the first request
 	var doc []byte     // document mode: the whole input
 	docCut := false
+	var docBytes int64 // the document's size so far, cut lines included
 	for {
 		if d.stopped || d.stop() {
 			return ErrStopped
@@ -101,7 +102,17 @@ func decodeOTLP(source string, r io.Reader, e Emitter) error {
 		}
 		switch mode {
 		case document:
-			if lr.Abandoned() || int64(len(doc)+len(line)+1) > opt.MaxDocument {
+			// The document's size counts every line, kept or cut: a line
+			// over the line limit stops the document growing in memory but
+			// not the count, so an endless document ends at the limit.
+			if docBytes == 0 {
+				docBytes = int64(len(doc)) // what was taken in before the mode was known
+			}
+			docBytes += int64(len(line)) + 1
+			if tooLong {
+				docBytes += lr.TooLongSize()
+			}
+			if lr.Abandoned() || docBytes > opt.MaxDocument {
 				// The document is never held past the limit.
 				raw := doc
 				if len(raw) == 0 {
