@@ -36,16 +36,21 @@
 //     all give one identity; a file moved or renamed is a new source.
 //   - standard input and pipes (FIFOs, <(...), devices) have no name that
 //     lasts, so their identity is their content: "stdin:sha256:" + the hex
-//     SHA-256 of the raw head, the first decode.SniffBytes (64 KiB) of the
-//     bytes as they arrive, before decompression (Fingerprint). It is known
-//     as soon as the input is opened, before anything is decoded, which the
-//     dataset needs to know which rows a run replaces. A log piped again
-//     after it grew has the same first 64 KiB, so its new run replaces its
-//     earlier one instead of adding to it; a log shorter than 64 KiB that
-//     grew gets a new identity (its head changed), and two different logs
-//     with the same first 64 KiB would share one (logs start with times
-//     and session ids, so this is not expected). Empty input gets the fixed
-//     identity of the empty head (stdin:sha256:e3b0c442…). The same bytes
+//     SHA-256 of their first line (the first line break at or past byte
+//     64; the first decode.SniffBytes, 64 KiB, when there is none by then;
+//     all of a shorter input) of the raw bytes as they arrive, before
+//     decompression (Fingerprint, IDPrefix). It is known as soon as that
+//     line has arrived, before anything is decoded, which the dataset needs
+//     to know which rows a run replaces, and it does not depend on how fast
+//     the stream sends it: Open waits for the whole prefix, never for a
+//     pause, so a quiet live stream (behind tail -f) is read as soon as its
+//     first line is in. A log piped again after it grew starts with the
+//     same line, so its new run replaces its earlier one instead of adding
+//     to it; two different logs with the same first line would share one
+//     (log lines start with times and session ids, so this is not
+//     expected; a pretty-printed document's first lines can be alike: give
+//     such inputs as files). Empty input gets the fixed identity of the
+//     empty prefix (stdin:sha256:e3b0c442…). The same bytes
 //     through "-" and through <(...) are the same source.
 //
 // # Opening and reading

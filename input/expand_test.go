@@ -125,7 +125,7 @@ func TestFIFONeverOpenedByExpand(t *testing.T) {
 	if !bytes.Equal(got, data) {
 		t.Fatalf("read %d bytes of the %d the writer sent", len(got), len(data))
 	}
-	if r.ID() != Fingerprint(data[:65536]) || r.Bytes() != int64(len(data)) || r.RawBytes() != int64(len(data)) {
+	if r.ID() != Fingerprint(data[:IDPrefix(data)]) || r.Bytes() != int64(len(data)) || r.RawBytes() != int64(len(data)) {
 		t.Errorf("id %s bytes %d raw %d", r.ID(), r.Bytes(), r.RawBytes())
 	}
 }

@@ -40,6 +40,8 @@ type Reader struct {
 	id      string
 	file    *os.File // nil for standard input, which is not closed
 	stdin   *os.File // standard input served by the poller (a pipe), or nil
+	stopped bool     // OpenOptions.Stop ended the wait for the first bytes
+	short   int      // a stream's head that is shorter than SniffBytes because the stream paused
 	stdinFD uintptr
 	raw     *rawCounter
 	rawBuf  *bufio.Reader
@@ -62,7 +64,28 @@ type Reader struct {
 // It fails only when the input cannot be opened or read at all. A stream
 // that fails to decompress opens fine: its failure comes back as a
 // *CorruptError from Head, Peek or Read, and keeps coming back.
-func Open(in Input) (*Reader, error) {
+func Open(in Input) (*Reader, error) { return OpenWith(in, OpenOptions{}) }
+
+// OpenOptions tune how a stream's head is gathered.
+type OpenOptions struct {
+	// HeadWait, for a stream (standard input, a pipe or FIFO), bounds how
+	// long Open waits for more of the head once some of it has arrived: a
+	// live, low-volume log (behind tail -f) may take hours to send 64 KiB.
+	// The head is then what arrived (at least one byte), and the identity
+	// is the fingerprint of that. 0: wait for the whole head or the end.
+	HeadWait time.Duration
+	// Stop, checked every HeadWait while a stream has sent nothing yet,
+	// ends the wait: Open then returns a Reader with an empty head and
+	// ErrStopped from Head.
+	Stop func() bool
+}
+
+// ErrStopped is returned by Head when OpenOptions.Stop ended the wait for a
+// stream's first bytes.
+var ErrStopped = errors.New("stopped before the input sent anything")
+
+// OpenWith is Open with options for streams.
+func OpenWith(in Input, opt OpenOptions) (*Reader, error) {
 	r := &Reader{in: in}
 	if in.Kind == Stdin {
 		r.stdin, r.stdinFD = pollableStdin()
@@ -81,7 +104,14 @@ func Open(in Input) (*Reader, error) {
 		r.raw = &rawCounter{r: f}
 	}
 	r.rawBuf = bufio.NewReaderSize(r.raw, bufSize)
-	head, err := r.rawBuf.Peek(decode.SniffBytes)
+	head, idEnd, err := r.peekHead(opt)
+	if err == ErrStopped {
+		r.stopped = true
+		err = nil
+	}
+	if err == nil && len(head) < decode.SniffBytes {
+		r.short = len(head) // a stream's head, shorter than SniffBytes until more arrives
+	}
 	if err != nil && err != io.EOF {
 		r.Close()
 		return nil, fmt.Errorf("input %s cannot be read: %w", in.Name, err)
@@ -93,7 +123,7 @@ func Open(in Input) (*Reader, error) {
 			r.id = "file:" + in.Path
 		}
 	default:
-		r.id = Fingerprint(head)
+		r.id = Fingerprint(head[:idEnd])
 	}
 	r.buf = r.rawBuf
 	switch {
@@ -131,9 +161,10 @@ func Open(in Input) (*Reader, error) {
 }
 
 // Fingerprint is the identity of standard input and pipes: "stdin:sha256:"
-// and the hex SHA-256 of the raw head (up to decode.SniffBytes of the bytes
-// as they arrive, before decompression). See the package documentation for
-// why.
+// and the hex SHA-256 of the raw identity prefix (IDPrefix: the first line
+// ending at or past byte 64, or the first decode.SniffBytes, of the bytes
+// as they arrive, before decompression; all of a shorter input). See the
+// package documentation for why.
 func Fingerprint(rawHead []byte) string {
 	if len(rawHead) > decode.SniffBytes {
 		rawHead = rawHead[:decode.SniffBytes]
@@ -182,7 +213,14 @@ func (r *Reader) Peek(n int) ([]byte, error) {
 // the failure come with it; with none, the input yields nothing at all and
 // must be quarantined, not read as empty), or a read error.
 func (r *Reader) Head() ([]byte, error) {
-	head, err := r.buf.Peek(decode.SniffBytes)
+	if r.stopped {
+		return nil, ErrStopped
+	}
+	n := decode.SniffBytes
+	if r.short > 0 && r.dec == nil {
+		n = r.short // a stream's head, as it had arrived (OpenOptions.HeadWait)
+	}
+	head, err := r.buf.Peek(n)
 	if err == io.EOF {
 		err = nil
 	}
@@ -236,6 +274,80 @@ func pollableStdin() (*os.File, uintptr) {
 		return nil, 0
 	}
 	return os.NewFile(uintptr(fd), "stdin"), uintptr(fd)
+}
+
+// deadliner is a stream whose reads can be given a deadline (a pipe or
+// FIFO served by the poller).
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+// peekHead peeks the raw head and says how much of it makes the identity.
+// A regular file gives its first decode.SniffBytes (or all of a shorter
+// file). A stream gives what has arrived once its identity prefix is
+// complete (IDPrefix), or its first decode.SniffBytes, or all of it at its
+// end: how long a stream takes to send its first line does not change
+// what is read, so the identity does not depend on timing. While a stream
+// has not sent that much, Open waits, checking opt.Stop every
+// opt.HeadWait (when set).
+func (r *Reader) peekHead(opt OpenOptions) (head []byte, idEnd int, err error) {
+	if r.in.Kind == File {
+		head, err = r.rawBuf.Peek(decode.SniffBytes)
+		return head, len(head), err
+	}
+	var dl deadliner
+	if opt.HeadWait > 0 {
+		if r.stdin != nil {
+			dl = r.stdin
+		} else if r.file != nil {
+			dl = r.file
+		}
+		if dl != nil && dl.SetReadDeadline(time.Time{}) != nil {
+			dl = nil // not served by the poller: a plain blocking read
+		}
+	}
+	if dl != nil {
+		defer dl.SetReadDeadline(time.Time{})
+	}
+	for {
+		have, _ := r.rawBuf.Peek(r.rawBuf.Buffered())
+		if end := IDPrefix(have); end > 0 {
+			return have, end, nil
+		}
+		if dl != nil {
+			dl.SetReadDeadline(time.Now().Add(opt.HeadWait))
+		}
+		_, err := r.rawBuf.Peek(len(have) + 1)
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			r.raw.err = nil // a deadline is not a read failure
+			if opt.Stop != nil && opt.Stop() {
+				return nil, 0, ErrStopped
+			}
+		default: // the end, or a read failure
+			have, _ = r.rawBuf.Peek(r.rawBuf.Buffered())
+			return have, len(have), err
+		}
+	}
+}
+
+// idMinBytes is where the line that ends a stream's identity prefix may end
+// at the earliest.
+const idMinBytes = 64
+
+// IDPrefix returns how much of a stream's first bytes make its identity:
+// up to the first line break at or past byte 64, or the first
+// decode.SniffBytes when there is none by then; 0 when more bytes are
+// needed to tell.
+func IDPrefix(raw []byte) int {
+	if len(raw) > idMinBytes-1 {
+		if i := bytes.IndexByte(raw[idMinBytes-1:min(len(raw), decode.SniffBytes)], '\n'); i >= 0 {
+			return idMinBytes + i
+		}
+	}
+	if len(raw) >= decode.SniffBytes {
+		return decode.SniffBytes
+	}
+	return 0
 }
 
 // rawCounter counts the raw bytes read from the source and keeps its last

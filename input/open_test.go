@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -210,8 +212,8 @@ func TestStdinFingerprint(t *testing.T) {
 		t.Errorf("another log has the same identity")
 	}
 	// Compressed: the raw bytes are fingerprinted.
-	if gz := idOf(gzipBytes(t, data), data); gz == first || gz != Fingerprint(gzipBytes(t, data)) {
-		t.Errorf("gzip stdin: %s", gz)
+	if z := gzipBytes(t, data); idOf(z, data) == first || idOf(z, data) != Fingerprint(z[:IDPrefix(z)]) {
+		t.Errorf("gzip stdin: %s", idOf(z, data))
 	}
 	if empty := id(nil); empty != "stdin:sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
 		t.Errorf("empty stdin: %s", empty)
@@ -275,5 +277,61 @@ func TestNoGoroutinesLeft(t *testing.T) {
 			t.Errorf("%d goroutines while reading, %d before", n, before)
 		}
 		r.Close()
+	}
+}
+
+// A stream's identity does not depend on how fast it arrives, a quiet live
+// stream is opened once its first line is in, and a stop ends the wait for
+// a stream that sends nothing.
+func TestStreamHeadTiming(t *testing.T) {
+	data := wireLog(300)
+	openPipe := func(write func(w *os.File)) (*Reader, error) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pr.Close(); pw.Close() })
+		go write(pw)
+		return OpenWith(Input{Name: "/dev/fd/x", Path: "/dev/fd/" + itoa(pr.Fd()), Kind: Pipe}, OpenOptions{HeadWait: 20 * time.Millisecond, Stop: func() bool { return false }})
+	}
+	whole, err := openPipe(func(w *os.File) { w.Write(data); w.Close() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	trickled, err := openPipe(func(w *os.File) {
+		for i := 0; i < 400 && i < len(data); i += 40 {
+			w.Write(data[i:min(i+40, len(data))])
+			time.Sleep(30 * time.Millisecond) // pauses longer than HeadWait
+		}
+		w.Write(data[min(400, len(data)):])
+		w.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.ID() != trickled.ID() {
+		t.Errorf("the same stream sent at two speeds has two identities: %s, %s", whole.ID(), trickled.ID())
+	}
+	// A live stream: its first line, then silence. Open returns (the test
+	// would hang otherwise) with a head that holds the line.
+	first := []byte(`{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00.000Z","side":"client","connection":"c1"}` + "\n")
+	quiet, err := openPipe(func(w *os.File) { w.Write(first) }) // never closed until cleanup
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head, err := quiet.Head(); err != nil || !bytes.Equal(head, first) {
+		t.Errorf("quiet stream head %q, %v", head, err)
+	}
+	// Nothing at all, and a stop: Open returns and Head says stopped.
+	var stop atomic.Bool
+	pr, pw, _ := os.Pipe()
+	t.Cleanup(func() { pr.Close(); pw.Close() })
+	time.AfterFunc(100*time.Millisecond, func() { stop.Store(true) })
+	r, err := OpenWith(Input{Name: "/dev/fd/y", Path: "/dev/fd/" + itoa(pr.Fd()), Kind: Pipe}, OpenOptions{HeadWait: 20 * time.Millisecond, Stop: stop.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Head(); !errors.Is(err, ErrStopped) {
+		t.Errorf("Head after a stop: %v, want ErrStopped", err)
 	}
 }

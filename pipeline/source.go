@@ -114,12 +114,21 @@ func (s *fileSource) endLines() {
 // anything else is quarantined.
 func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	in.Opened.Store(true)
-	r, err := input.Open(in.Src)
+	// A stream's head is what arrived until it paused for a flush interval,
+	// so a quiet, low-volume stream is not stuck waiting for 64 KiB; a stop
+	// ends the wait for its first bytes.
+	r, err := input.OpenWith(in.Src, input.OpenOptions{HeadWait: s.cfg.FlushInterval,
+		Stop: func() bool { return stopped(s.cfg.Stop) || ctx.Err() != nil }})
 	if err != nil {
 		return nil, err
 	}
 	in.ID = r.ID()
 	head, herr := r.Head()
+	if errors.Is(herr, input.ErrStopped) {
+		r.Close()
+		in.Opened.Store(false) // nothing was read: it keeps what an earlier run wrote
+		return nil, nil
+	}
 	var ce *input.CorruptError
 	if errors.As(herr, &ce) && len(head) == 0 {
 		r.Close()
