@@ -181,7 +181,12 @@ func TestClockPassEndsIdleConversations(t *testing.T) {
 	if rows() != 0 {
 		t.Fatalf("an open request was written before its conversation went idle")
 	}
-	clock.Pass(2 * time.Minute)
+	clock.Pass(2*time.Minute, func(string) bool { return false })
+	c.Advance(clock.Mark(1))
+	if rows() != 0 {
+		t.Fatalf("Pass moved a log it was told to leave")
+	}
+	clock.Pass(2*time.Minute, nil)
 	c.Advance(clock.Mark(1))
 	if rows() != 1 || c.OpenConversations() != 0 {
 		t.Errorf("after two idle minutes: %d rows, %d conversations open", rows(), c.OpenConversations())

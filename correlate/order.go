@@ -132,20 +132,26 @@ func (k *Clock) observe(o *schema.Observation) time.Time {
 	return prev
 }
 
-// Pass lets d of event time pass in every log with no record in it: a live
-// stream that went quiet for d of wall time (the pipeline's idle tick), so
-// that its idle conversations end and its rows are written. It depends on
-// the wall clock, so only streams use it; files never go quiet.
-func (k *Clock) Pass(d time.Duration) {
+// Pass lets d of event time pass with no record in the logs whose source
+// (Position.Source) only accepts (every log when nil): a live stream that
+// went quiet for d of wall time (the pipeline's idle tick), so that its
+// idle conversations end and its rows are written. It depends on the wall
+// clock, so only streams use it; files never go quiet, and their logs must
+// not be moved by a stream's quiet.
+func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 	if d <= 0 {
 		return
 	}
 	for lk, t := range k.logs {
-		k.logs[lk] = t.Add(d)
+		if only != nil && !only(lk.source) {
+			continue
+		}
+		t = t.Add(d)
+		k.logs[lk] = t
 		k.changed[lk] = true
-	}
-	if !k.now.IsZero() {
-		k.now = k.now.Add(d)
+		if t.After(k.now) {
+			k.now = t
+		}
 	}
 }
 

@@ -126,7 +126,7 @@ func TestSinkFailureAbortsAndJoinsEveryGoroutine(t *testing.T) {
 				}
 				defer cancel()
 				_, err := Run(ctx, Config{Inputs: []string{log}, Workers: workers, Log: zerolog.Nop(),
-					newSink: func(context.Context, Config, *Summary) (Sink, error) { return &sink, nil }})
+					newSink: func(context.Context, Config, *Summary, func(*Input)) (Sink, error) { return &sink, nil }})
 				if !errors.Is(err, tc.want) {
 					t.Fatalf("err = %v, want %v", err, tc.want)
 				}

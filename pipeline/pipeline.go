@@ -59,11 +59,26 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		cfg.Log.Info().Str("path", sk.Name).Str("reason", sk.Reason).Str("detail", sk.Detail).Msg("input entry skipped")
 	}
 	runTime := cfg.Now().UTC()
-	sink, err := cfg.newSink(ctx, cfg, sum)
+	// Waiting for the dataset's lock (-wait-lock) ends on a soft stop too.
+	lockCtx, lockDone := context.WithCancel(ctx)
+	defer lockDone()
+	go func() {
+		select {
+		case <-cfg.Stop:
+			lockDone()
+		case <-lockCtx.Done():
+		}
+	}()
+	kept := map[*Input]bool{}
+	sink, err := cfg.newSink(lockCtx, cfg, sum, func(in *Input) { kept[in] = true })
+	lockDone()
 	if err != nil {
+		if stopped(cfg.Stop) {
+			return sum, fmt.Errorf("%w: while waiting for the dataset's lock (%v)", ErrStopped, err)
+		}
 		return nil, err
 	}
-	p := &run{cfg: &cfg, rd: rd, sum: sum, sink: sink, inputs: inputs, byName: byName, merging: merging, runTime: runTime}
+	p := &run{cfg: &cfg, rd: rd, sum: sum, sink: sink, inputs: inputs, byName: byName, merging: merging, runTime: runTime, kept: kept}
 	err = p.execute(ctx)
 	sum.Redactions = rd.Stats.Counts()
 	sum.Elapsed = time.Since(start)
@@ -85,6 +100,7 @@ type run struct {
 	counts  progressCounters
 	stopped bool              // a soft stop ended reading early
 	pairs   map[string]*Input // merged rows, by the pair of inputs
+	kept    map[*Input]bool   // read in part, not published: an earlier complete run stays
 }
 
 // group runs goroutines and keeps the first error; the first error cancels
@@ -129,10 +145,10 @@ func (p *run) execute(parent context.Context) error {
 		defer src.Close()
 		var n int64
 		for {
-			if stopped(cfg.Stop) {
-				return nil
+			u, err := src.Next(ctx) // after a soft stop: what is cut, then io.EOF
+			if u == nil && err == nil {
+				continue
 			}
-			u, err := src.Next(ctx)
 			if err == io.EOF {
 				return nil
 			}
@@ -247,7 +263,7 @@ func (p *run) execute(parent context.Context) error {
 	}
 	if g.err != nil {
 		p.sink.Abort()
-		p.acks.releaseBelow(context.Background(), math.MaxInt64, g.err)
+		p.acks.releaseBelow(context.Background(), math.MaxInt64, nil, g.err)
 		return g.err
 	}
 	for _, s := range shards {
@@ -316,7 +332,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 			lastInput = time.Now()
 		case now := <-tick:
 			if quiet := now.Sub(lastInput); quiet >= p.cfg.FlushInterval {
-				clock.Pass(quiet)
+				clock.Pass(quiet, func(source string) bool { in := p.byName[source]; return in != nil && in.Stream })
 				lastInput = now
 				if !send(nil, nil, marker{mark: clock.Mark(seq)}) {
 					return nil
@@ -342,6 +358,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 				}
 			}
 			for d := range h.parts {
+				lastInput = time.Now()
 				sum.Records += d.records
 				sum.Bytes += d.bytes
 				for k, v := range d.skipped {
@@ -467,14 +484,20 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 						streams = append(streams, in)
 					}
 				}
-				if err := p.sink.Commit(ctx, streams, false); err != nil {
-					return err
-				}
 				lowWater = min(lowWater, linker.LowWater())
 				if merger != nil {
 					lowWater = min(lowWater, merger.LowWater())
 				}
-				if _, err := p.acks.releaseBelow(ctx, min(mark.mark.Seq+1, lowWater), nil); err != nil {
+				bound := min(mark.mark.Seq+1, lowWater)
+				for _, in := range streams {
+					in.commitAt.Store(p.acks.durableUpTo(in, bound))
+				}
+				if err := p.sink.Commit(ctx, streams, false); err != nil {
+					return err
+				}
+				// Only the committed inputs' units: a file's rows are
+				// published at the end.
+				if _, err := p.acks.releaseBelow(ctx, bound, func(in *Input) bool { return in.Stream }, nil); err != nil {
 					return err
 				}
 				lastCommit = time.Now()
@@ -485,10 +508,13 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		for _, pair := range p.pairs {
 			final = append(final, pair)
 		}
+		for _, in := range final {
+			in.commitAt.Store(in.Records.Load()) // everything read is written now
+		}
 		if err := p.sink.Commit(ctx, final, true); err != nil {
 			return err
 		}
-		_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil)
+		_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, nil)
 		return err
 	}
 }
@@ -622,7 +648,11 @@ func (p *run) ledger() {
 		case !in.Opened.Load():
 			p.sum.NotRead = append(p.sum.NotRead, in.Name)
 		case !in.Finished.Load():
-			p.sum.Partial = append(p.sum.Partial, fmt.Sprintf("%s (up to record %d)", in.Name, in.Records.Load()))
+			what := "published"
+			if p.kept[in] {
+				what = "not published: the earlier complete run's rows were kept"
+			}
+			p.sum.Partial = append(p.sum.Partial, fmt.Sprintf("%s (durable up to record %d, %s)", in.Name, in.Ckpt.Committable(), what))
 		}
 	}
 }

@@ -34,11 +34,13 @@ type datasetSink struct {
 	q         *dataset.Table[schema.Quarantine]
 	exFiles   *[]string
 	quarFiles *[]string
+	kept      func(*Input)    // reports an input read in part whose earlier complete rows stay
+	committed map[string]bool // identities committed in this run
 }
 
 // openDataset opens (and locks) the dataset of cfg.OutDir and starts the
 // run's transaction.
-func openDataset(ctx context.Context, cfg Config, sum *Summary) (Sink, error) {
+func openDataset(ctx context.Context, cfg Config, sum *Summary, kept func(*Input)) (Sink, error) {
 	ds, err := dataset.Open(ctx, cfg.OutDir, dataset.Options{WaitLock: cfg.WaitLock})
 	if err != nil {
 		return nil, err
@@ -50,7 +52,7 @@ func openDataset(ctx context.Context, cfg Config, sum *Summary) (Sink, error) {
 	}
 	roll := cfg.Roll
 	roll.RowGroupRows = cfg.RowGroupRows
-	s := &datasetSink{ds: ds, txn: txn, exFiles: &sum.ExchangeFiles, quarFiles: &sum.QuarantineOut}
+	s := &datasetSink{ds: ds, txn: txn, exFiles: &sum.ExchangeFiles, quarFiles: &sum.QuarantineOut, committed: map[string]bool{}, kept: kept}
 	s.ex = dataset.NewTable[schema.Exchange](txn, "exchanges", func(e *schema.Exchange) time.Time { return e.StartedAt }, roll)
 	s.q = dataset.NewTable[schema.Quarantine](txn, "quarantine", func(q *schema.Quarantine) time.Time { return q.ObservedAt }, roll)
 	return s, nil
@@ -70,13 +72,23 @@ func (s *datasetSink) WriteQuarantine(_ context.Context, in *Input, rows []schem
 func (s *datasetSink) Commit(_ context.Context, inputs []*Input, final bool) error {
 	var states []dataset.SourceState
 	seen := map[string]bool{}
+	man := s.ds.Manifest()
 	for _, in := range inputs {
 		if !in.Opened.Load() || in.ID == "" || seen[in.ID] {
 			continue
 		}
 		seen[in.ID] = true
-		states = append(states, dataset.SourceState{ID: in.ID, Complete: in.Finished.Load(),
-			Position: dataset.Position{Unit: "record", Start: 1, End: in.Records.Load()}})
+		if final && !in.Finished.Load() && !s.committed[in.ID] {
+			// Read in part (a stop): an earlier complete run of the same
+			// input is worth more than fewer rows of this one.
+			if e := man.Sources[in.ID]; e != nil && e.Complete {
+				s.kept(in)
+				continue
+			}
+		}
+		s.committed[in.ID] = true
+		states = append(states, dataset.SourceState{ID: in.ID, Complete: final && in.Finished.Load(),
+			Position: dataset.Position{Unit: "record", Start: 1, End: in.commitAt.Load()}})
 	}
 	if final {
 		// Merged rows of an earlier run that involved an input read now are

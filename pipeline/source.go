@@ -35,6 +35,7 @@ type Input struct {
 	Ckpt   Checkpoint
 	// Ledger, filled as the run goes.
 	Records  atomic.Int64 // records read
+	commitAt atomic.Int64 // the position a commit records: how far its rows are in the commit
 	Opened   atomic.Bool
 	Finished atomic.Bool // read to its end
 }
@@ -51,6 +52,15 @@ type fileSource struct {
 	// The input being cut into chunks of lines.
 	cur   *Input
 	lines *lineFeed
+
+	// Streams are read side by side, after the files, each by a goroutine
+	// of its own that cuts its units and hands them over streamUnits in
+	// the order they are cut.
+	streams     []*Input
+	streamUnits chan *Unit
+	streamErr   chan error
+	streamDone  chan struct{} // closed by Close: stream goroutines give up
+	swg         sync.WaitGroup
 }
 
 type progressCounters struct {
@@ -66,7 +76,9 @@ const chunkLines = 2048
 const chunkBytes = 4 << 20
 
 // Next returns the next unit: the next chunk of the line log being read, or
-// the first unit of the next input.
+// the first unit of the next file; once the files are done, the next unit
+// any stream has cut. After a soft stop it hands out what the streams still
+// cut (they stop at once) and then io.EOF.
 func (s *fileSource) Next(ctx context.Context) (*Unit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -80,9 +92,13 @@ func (s *fileSource) Next(ctx context.Context) (*Unit, error) {
 			return u, err
 		}
 	}
-	for s.next < len(s.inputs) {
+	for s.next < len(s.inputs) && !stopped(s.cfg.Stop) {
 		in := s.inputs[s.next]
 		s.next++
+		if in.Stream {
+			s.streams = append(s.streams, in)
+			continue
+		}
 		u, err := s.open(ctx, in)
 		if err != nil {
 			return nil, err
@@ -91,11 +107,98 @@ func (s *fileSource) Next(ctx context.Context) (*Unit, error) {
 			return u, nil
 		}
 	}
-	return nil, io.EOF
+	if s.streamUnits == nil && len(s.streams) > 0 && !stopped(s.cfg.Stop) {
+		s.startStreams(ctx)
+	}
+	if s.streamUnits == nil {
+		return nil, io.EOF
+	}
+	select {
+	case u, ok := <-s.streamUnits:
+		if !ok {
+			select {
+			case err := <-s.streamErr:
+				return nil, err
+			default:
+				return nil, io.EOF
+			}
+		}
+		return u, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// startStreams opens every stream and reads them side by side.
+func (s *fileSource) startStreams(ctx context.Context) {
+	s.streamUnits = make(chan *Unit, len(s.streams))
+	s.streamErr = make(chan error, len(s.streams))
+	s.streamDone = make(chan struct{})
+	for _, in := range s.streams {
+		s.swg.Add(1)
+		go func() {
+			defer s.swg.Done()
+			if err := s.readStream(ctx, in); err != nil {
+				s.streamErr <- err
+			}
+		}()
+	}
+	go func() { s.swg.Wait(); close(s.streamUnits) }()
+}
+
+// readStream opens one stream and cuts it into units until it ends, a
+// soft stop, or the run ends.
+func (s *fileSource) readStream(ctx context.Context, in *Input) error {
+	send := func(u *Unit) bool {
+		select {
+		case s.streamUnits <- u:
+			return true
+		case <-ctx.Done():
+		case <-s.streamDone:
+		}
+		u.discard()
+		return false
+	}
+	u, feed, err := s.openInput(ctx, in)
+	if err != nil {
+		return err
+	}
+	if u != nil && !send(u) {
+		if feed != nil {
+			feed.close()
+		}
+		return nil
+	}
+	if feed == nil {
+		return nil
+	}
+	defer func() {
+		if feed.close() {
+			in.Finished.Store(true)
+		}
+	}()
+	for {
+		u, done, err := s.cutChunk(ctx, in, feed)
+		if err != nil {
+			return nil // the run is over
+		}
+		if u != nil && !send(u) {
+			return nil
+		}
+		if done {
+			return nil
+		}
+	}
 }
 
 func (s *fileSource) Close() error {
 	s.endLines()
+	if s.streamDone != nil {
+		close(s.streamDone)
+		for range s.streamUnits {
+		}
+		s.swg.Wait()
+	}
 	return nil
 }
 
@@ -113,6 +216,21 @@ func (s *fileSource) endLines() {
 // detection). Only an input that cannot be opened at all is an error;
 // anything else is quarantined.
 func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
+	u, feed, err := s.openInput(ctx, in)
+	if err != nil || feed == nil {
+		return u, err
+	}
+	s.cur, s.lines = in, feed
+	u, done, err := s.chunk(ctx)
+	if done {
+		s.endLines()
+	}
+	return u, err
+}
+
+// openInput opens an input and returns its first unit, or, for a line
+// log, the feed its chunks are cut from.
+func (s *fileSource) openInput(ctx context.Context, in *Input) (*Unit, *lineFeed, error) {
 	in.Opened.Store(true)
 	// A stream's head is what arrived until it paused for a flush interval,
 	// so a quiet, low-volume stream is not stuck waiting for 64 KiB; a stop
@@ -120,14 +238,14 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 	r, err := input.OpenWith(in.Src, input.OpenOptions{HeadWait: s.cfg.FlushInterval,
 		Stop: func() bool { return stopped(s.cfg.Stop) || ctx.Err() != nil }})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in.ID = r.ID()
 	head, herr := r.Head()
 	if errors.Is(herr, input.ErrStopped) {
 		r.Close()
 		in.Opened.Store(false) // nothing was read: it keeps what an earlier run wrote
-		return nil, nil
+		return nil, nil, nil
 	}
 	var ce *input.CorruptError
 	if errors.As(herr, &ce) && len(head) == 0 {
@@ -135,14 +253,14 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 		in.Format = "corrupt"
 		in.Finished.Store(true)
 		return s.noteUnit(in, lineItem{reason: decode.ReasonReadError, lineNo: 1, size: r.RawBytes(),
-			detail: ce.Error() + "; nothing of it could be read"}), nil
+			detail: ce.Error() + "; nothing of it could be read"}), nil, nil
 	}
 	format := decode.Format(s.cfg.Format)
 	if len(head) == 0 {
 		r.Close()
 		in.Format = "empty"
 		in.Finished.Store(true)
-		return &Unit{Input: in, Ack: nopAck}, nil
+		return &Unit{Input: in, Ack: nopAck}, nil, nil
 	}
 	if format == "" {
 		f, ok := decode.Detect(head)
@@ -152,23 +270,17 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 			in.Finished.Store(true)
 			h := append([]byte(nil), head[:min(len(head), 512)]...)
 			return s.noteUnit(in, lineItem{reason: ReasonUnknownFormat, lineNo: 1, head: h, size: int64(len(head)),
-				detail: fmt.Sprintf("matches none of the formats %v; name one with -format if it is one of them", decode.Formats())}), nil
+				detail: fmt.Sprintf("matches none of the formats %v; name one with -format if it is one of them", decode.Formats())}), nil, nil
 		}
 		format = f
 	}
 	in.Format = string(format)
 	if format == decode.FormatWire {
-		s.cur = in
-		s.lines = startLineFeed(r, r.Close, decode.LineOptions{MaxLine: s.cfg.MaxLineBytes, MaxDocument: s.cfg.MaxDocumentBytes}, in.Stream)
-		u, done, err := s.chunk(ctx)
-		if done {
-			s.endLines()
-		}
-		return u, err
+		return nil, startLineFeed(r, r.Close, decode.LineOptions{MaxLine: s.cfg.MaxLineBytes, MaxDocument: s.cfg.MaxDocumentBytes}, in.Stream), nil
 	}
 	dec, _ := decode.DecoderFor(format)
 	return &Unit{Input: in, First: 1, Ack: nopAck,
-		file: &fileJob{maxLine: s.cfg.MaxLineBytes, maxDoc: s.cfg.MaxDocumentBytes, in: in, format: format, dec: dec, r: &countingReader{r: r, stats: s.stats}, close: r.Close}}, nil
+		file: &fileJob{maxLine: s.cfg.MaxLineBytes, maxDoc: s.cfg.MaxDocumentBytes, in: in, format: format, dec: dec, r: &countingReader{r: r, stats: s.stats}, close: r.Close}}, nil, nil
 }
 
 func (s *fileSource) noteUnit(in *Input, it lineItem) *Unit {
@@ -199,14 +311,18 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // within the flush interval. done reports that the log has ended (the unit,
 // if any, is its last).
 func (s *fileSource) chunk(ctx context.Context) (u *Unit, done bool, err error) {
-	in := s.cur
+	return s.cutChunk(ctx, s.cur, s.lines)
+}
+
+// cutChunk cuts the next chunk of in from its feed.
+func (s *fileSource) cutChunk(ctx context.Context, in *Input, feed *lineFeed) (u *Unit, done bool, err error) {
 	var items []lineItem
 	size := 0
 	var timeout <-chan time.Time
 loop:
 	for len(items) < chunkLines && size < chunkBytes {
 		select {
-		case it, ok := <-s.lines.items:
+		case it, ok := <-feed.items:
 			if !ok {
 				done = true
 				break loop

@@ -60,7 +60,7 @@ type Config struct {
 	// groups.
 	Roll dataset.RollPolicy
 
-	newSink func(ctx context.Context, cfg Config, sum *Summary) (Sink, error) // tests swap the sink
+	newSink func(ctx context.Context, cfg Config, sum *Summary, kept func(*Input)) (Sink, error) // tests swap the sink
 }
 
 // Progress is a snapshot of a running ingest.

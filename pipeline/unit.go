@@ -47,16 +47,28 @@ func (q *ackQueue) push(u *Unit) {
 }
 
 // releaseBelow acknowledges, in order, every unit all of whose records have
-// a seq below bound (bound: the flush's seq, capped by the oldest record that
-// open state still holds), with err (nil: durable). It returns how many.
-func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, err error) (int, error) {
+// a seq below bound (bound: the commit's round, capped by the oldest record
+// that open state still holds) and whose input the commit covered (of: nil
+// for every input), with err (nil: durable). Units of other inputs stay
+// queued, in order. It returns how many were acknowledged.
+func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, of func(*Input) bool, err error) (int, error) {
 	q.mu.Lock()
-	n := 0
-	for n < len(q.units) && q.units[n].last < bound {
-		n++
+	var done []*Unit
+	keep := q.units[:0]
+	for i, u := range q.units {
+		switch {
+		case u.last >= bound:
+			keep = append(keep, q.units[i:]...)
+			q.units = keep
+			goto release
+		case of == nil || of(u.Input):
+			done = append(done, u)
+		default:
+			keep = append(keep, u)
+		}
 	}
-	done := q.units[:n:n]
-	q.units = q.units[n:]
+	q.units = keep
+release:
 	q.mu.Unlock()
 	var first error
 	for _, u := range done {
@@ -64,7 +76,24 @@ func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, err error) (in
 			first = aerr
 		}
 	}
-	return n, first
+	return len(done), first
+}
+
+// durableUpTo is the last position of in's queued units whose records all
+// have a seq below bound: how far a commit at bound covers the input.
+func (q *ackQueue) durableUpTo(in *Input, bound int64) int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	pos := in.Ckpt.Committable()
+	for _, u := range q.units {
+		if u.last >= bound {
+			break
+		}
+		if u.Input == in && u.Last > pos {
+			pos = u.Last
+		}
+	}
+	return pos
 }
 
 // pending is how many units wait for their acknowledgement.
