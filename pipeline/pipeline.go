@@ -495,6 +495,7 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 				if err := p.sink.Commit(ctx, streams, false); err != nil {
 					return err
 				}
+				p.sum.StreamCommits++
 				// Only the committed inputs' units: a file's rows are
 				// published at the end.
 				if _, err := p.acks.releaseBelow(ctx, bound, func(in *Input) bool { return in.Stream }, nil); err != nil {

@@ -89,11 +89,14 @@ type Summary struct {
 	Merging        bool             // client and server views were merged
 	Merged         int64            // pairs of rows merged into one
 	SkippedEntries map[string]int64 // directory entries and inputs not read on purpose, by reason
-	NotRead        []string         // inputs a soft stop left unopened
-	Partial        []string         // inputs a soft stop left part-read, with how far
-	ExchangeFiles  []string
-	QuarantineOut  []string
-	Elapsed        time.Duration
+	// StreamCommits counts the commits that published a stream's rows
+	// before the end: a run that then fails keeps them.
+	StreamCommits int
+	NotRead       []string // inputs a soft stop left unopened
+	Partial       []string // inputs a soft stop left part-read, with how far
+	ExchangeFiles []string
+	QuarantineOut []string
+	Elapsed       time.Duration
 }
 
 // Balanced reports whether every line is accounted for, every observation

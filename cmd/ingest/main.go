@@ -119,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		log.Warn().Str("signal", sig.String()).Msg("stopping: reading ends, what was read is being written (send the signal again to exit at once)")
 		close(softStop)
 		sig = <-sigs
-		log.Error().Str("signal", sig.String()).Msg("second signal: exiting at once; this run's output is not published")
+		log.Error().Str("signal", sig.String()).Msg("second signal: exiting at once; nothing more of this run is published (a stream's earlier commits stay)")
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
 	ctx := context.Background()
@@ -144,6 +144,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if errors.Is(err, dataset.ErrUnfinished) {
 		log.Error().Err(err).Str("out", *out).Msg("ingest failed while publishing: the run's output is recorded and the next ingest on this dataset finishes moving it into place")
+		return 1
+	}
+	if err != nil && sum != nil && sum.StreamCommits > 0 {
+		log.Error().Err(err).Str("out", *out).Int("commits", sum.StreamCommits).
+			Msg("ingest failed; the stream's rows published before the failure stay, nothing else of this run was published")
 		return 1
 	}
 	if err != nil {
