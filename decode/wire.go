@@ -164,11 +164,32 @@ func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 	case f.http.Exists() && f.stdio.Exists():
 		return obs, lineErr(ReasonBadValue, `a record has "http" or "stdio", not both`)
 	case f.http.IsObject():
-		return obs, decodeHTTP(&obs, f.http)
+		err := decodeHTTP(&obs, f.http)
+		ownStrings(&obs)
+		return obs, err
 	case f.stdio.IsObject():
-		return obs, decodeStdio(&obs, f.stdio)
+		err := decodeStdio(&obs, f.stdio)
+		ownStrings(&obs)
+		return obs, err
 	}
 	return obs, lineErr(ReasonMissingField, `a record needs an "http" or a "stdio" object`)
+}
+
+// ownStrings gives the observation's text fields memory of their own: gjson
+// hands out pieces of one string holding the whole line, and a correlator
+// that keeps a conversation's session id or URL would otherwise keep every
+// line of it (found by the bench's heap profile).
+func ownStrings(o *schema.Observation) {
+	for _, p := range []*string{&o.ClientName, &o.ClientVersion, &o.ServerName, &o.ServerVersion, &o.Connection,
+		&o.SessionID, &o.ProtocolVersion, &o.Trigger, &o.Scenario, &o.Stdio} {
+		*p = strings.Clone(*p)
+	}
+	if h := o.HTTP; h != nil {
+		for _, p := range []*string{&h.Method, &h.URL, &h.LastEventID, &h.ContentType, &h.StreamEnd, &h.Failure,
+			&h.FailureMessage, &h.RetryAfter, &h.RespSessionID} {
+			*p = strings.Clone(*p)
+		}
+	}
 }
 
 // clipStr bounds a bad value quoted in a quarantine detail. The bound is

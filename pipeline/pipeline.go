@@ -403,6 +403,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					return ack(ctx, err)
 				}
 			}
+			u.lines, u.note, u.file = nil, nil, nil // decoded: only the acknowledgement waits
 			p.acks.push(u)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -46,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "./out", "output dataset directory")
-	workers := fs.Int("workers", 0, "decode workers and correlator shards (0: one per core)")
+	workers := fs.Int("workers", 0, "decode workers and correlator shards, and the cores ingest may use (0: every core)")
 	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
 	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
 	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (a HAR file, an OTLP export) or one unterminated line may make ingest hold; past it the record is quarantined and the input ends there")
@@ -77,6 +78,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := newLogger(stderr, *quiet)
+	if *workers > 0 {
+		// The stages run side by side, so one worker per stage already keeps
+		// several cores busy: -workers also bounds the cores used.
+		runtime.GOMAXPROCS(*workers)
+	}
 	policy := redact.DefaultPolicy()
 	if *policyFile != "" {
 		p, err := redact.LoadPolicy(*policyFile)
