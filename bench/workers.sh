@@ -31,16 +31,14 @@
 # run wrote all exchanges with a balanced summary, and says whether
 # -workers 1 and -workers 2 wrote byte-identical exchange files.
 #
-# -workers sets the decode workers and correlator shards, not GOMAXPROCS:
-# at -workers 1 the stages (line reading, decode, correlate, redact and
-# write) still run at the same time on every core, so the baseline may
-# already use more than one core. The script prints the median "cores
-# used" at -workers 1 and the ceiling that leaves the ratio (cores / that).
-# So that the reader also sees how the engine scales from one core to two,
-# each round has a third run, "1/1p": -workers 1 with GOMAXPROCS=1 (one
-# core for everything), and the script prints median(workers 2) /
-# median(1/1p) beside the acceptance ratio. Runs go A B C A B C ... (A:
-# -workers 1, B: -workers 2, C: 1/1p).
+# -workers sets the decode workers and correlator shards and, since the
+# stages (line reading, decode, correlate, redact and write) run side by
+# side, also the cores ingest may use (GOMAXPROCS). The script prints the
+# median "cores used" at -workers 1 and the ceiling that leaves the ratio
+# (cores / that): near 1.0 cores at -workers 1 is expected. Each round also
+# has a third run, "1/1p": -workers 1 with GOMAXPROCS=1 set from outside,
+# a check that the two ways of asking for one core agree. Runs go A B C A B
+# C ... (A: -workers 1, B: -workers 2, C: 1/1p).
 # The exit status is 0 when the runs succeeded (whatever the ratio). The
 # load average is printed before and after (after includes the script's
 # own runs, about 2 on two cores): other work on the machine makes the
