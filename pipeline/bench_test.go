@@ -13,13 +13,14 @@ import (
 	"github.com/tidwall/gjson"
 
 	"mcptrace/decode"
+	"mcptrace/internal/synth"
 	"mcptrace/input"
 	"mcptrace/redact"
 )
 
 // writeBenchLog writes a wire log of n tools/call exchanges spread over 500
-// sessions: JSON and SSE responses, tool errors, JSON-RPC errors, 503s
-// retried by the SDK, and notifications.
+// sessions (internal/synth): JSON and SSE responses, tool errors, JSON-RPC
+// errors, 503s retried by the SDK, and notifications.
 func writeBenchLog(tb testing.TB, n int) (string, int64) {
 	tb.Helper()
 	p := filepath.Join(tb.TempDir(), "bench.ndjson")
@@ -27,33 +28,14 @@ func writeBenchLog(tb testing.TB, n int) (string, int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < n; i++ {
-		sess := fmt.Sprintf("sess-%04d", i%500)
-		id := i / 500
-		ts := fmt.Sprintf("2026-10-17T10:%02d:%02d.%03dZ", (i/60000)%60, (i/1000)%60, i%1000)
-		req := fmt.Sprintf(`{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"quarterly report %d\",\"limit\":20}}}`, id, i)
-		head := fmt.Sprintf(`{"mcptrace":"wire/1","ts":"%s","end_ts":"%s","side":"client","transport":"streamable-http","session_id":"%s","protocol_version":"2025-11-25","client":{"name":"bench-agent","version":"1.0.0"},"http":{"request":{"method":"POST","url":"https://mcp.example.com/mcp","headers":{"content-type":"application/json","accept":"application/json, text/event-stream","mcp-session-id":"%s","mcp-protocol-version":"2025-11-25"},"body":"%s"},`, ts, ts, sess, sess, req)
-		switch i % 10 {
-		case 0: // a 503 retried by the SDK
-			fmt.Fprintf(w, "%s\"response\":{\"status\":503,\"headers\":{\"retry-after\":\"1\"},\"body\":\"\"}}}\n", head)
-			fallthrough
-		case 1, 2, 3, 4:
-			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"text/event-stream","stream_end":"complete","body":"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":50}}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"12 documents found for quarterly report\"}],\"isError\":false}}\n\n"}}}`+"\n", head, id)
-		case 5, 6:
-			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"upstream index unavailable\"}],\"isError\":true}}"}}}`+"\n", head, id)
-		case 7:
-			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32602,\"message\":\"Invalid params: limit must be <= 10\"}}"}}}`+"\n", head, id)
-		default:
-			fmt.Fprintf(w, `%s"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}"}}}`+"\n", head, id)
-		}
+	_, size, err := synth.Write(f, synth.Options{Exchanges: n})
+	if err == nil {
+		err = f.Close()
 	}
-	if err := w.Flush(); err != nil {
+	if err != nil {
 		tb.Fatal(err)
 	}
-	f.Close()
-	st, _ := os.Stat(p)
-	return p, st.Size()
+	return p, size
 }
 
 const benchExchanges = 50000
