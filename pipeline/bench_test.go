@@ -13,8 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"mcptrace/decode"
-	"mcptrace/internal/synth"
 	"mcptrace/input"
+	"mcptrace/internal/synth"
 	"mcptrace/redact"
 )
 
