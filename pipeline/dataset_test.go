@@ -337,3 +337,31 @@ func TestRerunOfOneSideReplacesMergedRows(t *testing.T) {
 		t.Errorf("merged again: %d merged rows, the first run had %d", count(out, "sides = 'both'"), merged.Merged)
 	}
 }
+
+// Merging a client log and a server log read as files holds rows only for
+// the merge window: the two are read side by side in event-time order.
+func TestMergeOfFilesIsWindowed(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if _, _, err := synth.Write(&b, synth.Options{Exchanges: 20000, Days: 2, Sessions: 50}); err != nil {
+		t.Fatal(err)
+	}
+	client := filepath.Join(dir, "client.ndjson")
+	server := filepath.Join(dir, "server.ndjson")
+	os.WriteFile(client, b.Bytes(), 0o644)
+	os.WriteFile(server, bytes.ReplaceAll(b.Bytes(), []byte(`"side":"client"`), []byte(`"side":"server"`)), 0o644)
+	sum, err := pipeline.Run(context.Background(), pipeline.Config{Inputs: []string{client, server}, OutDir: filepath.Join(dir, "out"),
+		Pseudonyms: testKey(t), Lateness: 10 * time.Minute, IdleTimeout: 30 * time.Minute, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Merging || sum.Merged != 20000 || !sum.Balanced() {
+		t.Fatalf("merged %d of 20000 exchanges (merging %v, balanced %v)", sum.Merged, sum.Merging, sum.Balanced())
+	}
+	t.Logf("the merge held at most %d rows", sum.MergeHeldMax)
+	// Two days at 20,000 exchanges: about 140 exchanges per 10 minutes a
+	// side. Holding to the end would hold 40,000 rows.
+	if sum.MergeHeldMax > 2000 {
+		t.Errorf("the merge held %d rows at once: not bounded by its window", sum.MergeHeldMax)
+	}
+}

@@ -16,23 +16,26 @@ const Stdin = input.StdinName
 // mode it reads the head of every regular file (what format detection reads)
 // to learn which sides the run holds; a stream cannot be read twice and
 // does not count.
-func mergeWanted(cfg Config, ins []input.Input) (bool, error) {
+//
+// allWire reports that every input is a regular file in the wire format:
+// such a run can read its inputs side by side in event-time order, so the
+// merge needs to hold rows only for its window.
+func mergeWanted(cfg Config, ins []input.Input) (merging, allWire bool, err error) {
 	switch cfg.Merge {
-	case "on":
-		return true, nil
-	case "off":
-		return false, nil
-	case "", "auto":
+	case "on", "off", "", "auto":
 	default:
-		return false, fmt.Errorf("merge mode %q: use auto, on or off", cfg.Merge)
+		return false, false, fmt.Errorf("merge mode %q: use auto, on or off", cfg.Merge)
 	}
 	var client, server bool
+	allWire = len(ins) > 1
 	for _, in := range ins {
 		if in.Kind != input.File {
+			allWire = false
 			continue
 		}
 		r, err := input.Open(in)
 		if err != nil {
+			allWire = false
 			continue // reported when the input is read
 		}
 		head, _ := r.Head()
@@ -40,6 +43,9 @@ func mergeWanted(cfg Config, ins []input.Input) (bool, error) {
 		format := decode.Format(cfg.Format)
 		if format == "" {
 			format, _ = decode.Detect(head)
+		}
+		if format != decode.FormatWire {
+			allWire = false
 		}
 		switch format {
 		case "":
@@ -56,5 +62,11 @@ func mergeWanted(cfg Config, ins []input.Input) (bool, error) {
 			client = true // HAR, Claude Desktop, VS Code, Inspector: the client's view
 		}
 	}
-	return client && server, nil
+	switch cfg.Merge {
+	case "on":
+		return true, allWire, nil
+	case "off":
+		return false, allWire, nil
+	}
+	return client && server, allWire, nil
 }

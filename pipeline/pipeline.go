@@ -40,10 +40,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if len(ins) == 0 {
 		return nil, fmt.Errorf("no input files found in %s (%d entries skipped: %s)", strings.Join(cfg.Inputs, ", "), len(skipped), skipReasons(skipped))
 	}
-	merging, err := mergeWanted(cfg, ins)
+	merging, allWire, err := mergeWanted(cfg, ins)
 	if err != nil {
 		return nil, err
 	}
+	interleave := merging && allWire && len(ins) <= maxInterleaved
 	files := make([]string, len(ins))
 	inputs := make([]*Input, len(ins))
 	byName := make(map[string]*Input, len(ins))
@@ -78,7 +79,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		return nil, err
 	}
-	p := &run{cfg: &cfg, rd: rd, sum: sum, sink: sink, inputs: inputs, byName: byName, merging: merging, runTime: runTime, kept: kept}
+	p := &run{cfg: &cfg, rd: rd, sum: sum, sink: sink, inputs: inputs, byName: byName, merging: merging, runTime: runTime, kept: kept,
+		interleave: interleave}
 	err = p.execute(ctx)
 	sum.Redactions = rd.Stats.Counts()
 	sum.Elapsed = time.Since(start)
@@ -101,6 +103,10 @@ type run struct {
 	stopped bool              // a soft stop ended reading early
 	pairs   map[string]*Input // merged rows, by the pair of inputs
 	kept    map[*Input]bool   // read in part, not published: an earlier complete run stays
+	// interleave: the inputs (wire logs of both sides, merged) are read
+	// side by side in event-time order, so the merge holds rows only for
+	// its window.
+	interleave bool
 }
 
 // group runs goroutines and keeps the first error; the first error cancels
@@ -134,6 +140,7 @@ func (p *run) execute(parent context.Context) error {
 	W := cfg.Workers
 
 	src := newFileSource(cfg, p.inputs, &p.counts)
+	src.interleave = p.interleave
 	units := make(chan *Unit, W)
 	results := make(chan handle, W)
 	dec := &decoder{rd: p.rd, runTime: p.runTime, stop: cfg.Stop, stats: &p.counts}
@@ -465,6 +472,7 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 					p.sum.Merged++
 				}
 			}
+			p.sum.MergeHeldMax = max(p.sum.MergeHeldMax, merger.Held())
 		}
 		ins = ins[:0]
 		for i := range rows {
@@ -567,6 +575,9 @@ func (p *run) streaming() bool {
 // meet only at the end: rows are held to the end (0). When every input is
 // a stream, both sides arrive together and rows wait -lateness.
 func (p *run) mergeWindow() time.Duration {
+	if p.interleave {
+		return p.cfg.Lateness
+	}
 	for _, in := range p.inputs {
 		if !in.Stream {
 			return 0

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"mcptrace/decode"
 	"mcptrace/input"
 )
@@ -58,9 +60,15 @@ type fileSource struct {
 	// the order they are cut.
 	streams     []*Input
 	streamUnits chan *Unit
-	streamErr   chan error
-	streamDone  chan struct{} // closed by Close: stream goroutines give up
-	swg         sync.WaitGroup
+	// interleave: every input is a wire file, read side by side in
+	// event-time order (a merge of client and server logs).
+	interleave bool
+	feeds      []*feedHead
+	pending    []*Unit // units of inputs that have no feed
+	opened     bool
+	streamErr  chan error
+	streamDone chan struct{} // closed by Close: stream goroutines give up
+	swg        sync.WaitGroup
 }
 
 type progressCounters struct {
@@ -82,6 +90,9 @@ const chunkBytes = 4 << 20
 func (s *fileSource) Next(ctx context.Context) (*Unit, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if s.interleave {
+		return s.nextInterleaved(ctx)
 	}
 	if s.lines != nil {
 		u, done, err := s.chunk(ctx)
@@ -193,6 +204,12 @@ func (s *fileSource) readStream(ctx context.Context, in *Input) error {
 
 func (s *fileSource) Close() error {
 	s.endLines()
+	for _, f := range s.feeds {
+		if !f.done {
+			f.done = true
+			f.feed.close()
+		}
+	}
 	if s.streamDone != nil {
 		close(s.streamDone)
 		for range s.streamUnits {
@@ -434,4 +451,125 @@ func (f *lineFeed) close() bool {
 	}
 	f.wg.Wait()
 	return f.end.Load()
+}
+
+// maxInterleaved bounds the inputs read side by side (one open file and
+// one goroutine each); a run with more reads them one after another.
+const maxInterleaved = 64
+
+// feedHead is one input read side by side with others: its feed and the
+// next line, with the event time it carries.
+type feedHead struct {
+	in   *Input
+	feed *lineFeed
+	next *lineItem
+	ts   time.Time // of next, or of the last line that had one
+	done bool
+	idx  int
+}
+
+// nextInterleaved cuts the next unit of the inputs read side by side: the
+// run of lines of the input whose next line is oldest (ties: the input
+// named first), up to where another input's next line is older, or a
+// chunk is full. The order depends only on the logs, never on timing.
+func (s *fileSource) nextInterleaved(ctx context.Context) (*Unit, error) {
+	if !s.opened {
+		s.opened = true
+		for i, in := range s.inputs {
+			u, feed, err := s.openInput(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			if u != nil {
+				s.pending = append(s.pending, u) // a bad or empty input: one unit of its own
+			}
+			if feed != nil {
+				s.feeds = append(s.feeds, &feedHead{in: in, feed: feed, idx: i})
+			}
+		}
+	}
+	if len(s.pending) > 0 {
+		u := s.pending[0]
+		s.pending = s.pending[1:]
+		return u, nil
+	}
+	if stopped(s.cfg.Stop) {
+		return nil, io.EOF
+	}
+	var best *feedHead
+	for _, f := range s.feeds {
+		if f.next == nil && !f.done {
+			if u := s.peekFeed(ctx, f); u != nil {
+				return u, nil
+			}
+		}
+		if f.next != nil && (best == nil || f.ts.Before(best.ts) || f.ts.Equal(best.ts) && f.idx < best.idx) {
+			best = f
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if best == nil {
+		return nil, io.EOF
+	}
+	before := func(f, g *feedHead) bool { return f.ts.Before(g.ts) || f.ts.Equal(g.ts) && f.idx < g.idx }
+	var items []lineItem
+	size := 0
+	for len(items) < chunkLines && size < chunkBytes && best.next != nil {
+		it := *best.next
+		best.next = nil
+		items = append(items, it)
+		size += len(it.line)
+		s.stats.bytes.Add(it.size)
+		if u := s.peekFeed(ctx, best); u != nil {
+			break // cannot happen: an input with records reports its format with them
+		}
+		if best.next == nil {
+			break
+		}
+		stop := false
+		for _, g := range s.feeds {
+			if g != best && g.next != nil && before(g, best) {
+				stop = true
+			}
+		}
+		if stop {
+			break
+		}
+	}
+	s.stats.records.Add(int64(len(items)))
+	best.in.Records.Add(int64(len(items)))
+	return &Unit{Input: best.in, First: items[0].lineNo, Last: items[len(items)-1].lineNo, lines: items, Ack: nopAck}, nil
+}
+
+// peekFeed reads an input's next line and its event time. At the end of
+// an input with no records it returns the unit that reports its format.
+func (s *fileSource) peekFeed(ctx context.Context, f *feedHead) *Unit {
+	var it lineItem
+	var ok bool
+	select {
+	case it, ok = <-f.feed.items:
+	case <-ctx.Done():
+		return nil
+	case <-s.cfg.Stop:
+		return nil
+	}
+	if !ok {
+		f.done = true
+		if f.feed.close() {
+			f.in.Finished.Store(true)
+		}
+		if f.in.Records.Load() == 0 {
+			return &Unit{Input: f.in, Ack: nopAck}
+		}
+		return nil
+	}
+	f.next = &it
+	if it.line != nil {
+		if t, err := time.Parse(time.RFC3339Nano, gjson.GetBytes(it.line, "ts").String()); err == nil {
+			f.ts = t
+		}
+	}
+	return nil
 }

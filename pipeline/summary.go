@@ -88,6 +88,7 @@ type Summary struct {
 	Redactions     map[string]int64 // values each detector rule replaced (never the values)
 	Merging        bool             // client and server views were merged
 	Merged         int64            // pairs of rows merged into one
+	MergeHeldMax   int              // most rows the merge held at once, waiting for the other side
 	SkippedEntries map[string]int64 // directory entries and inputs not read on purpose, by reason
 	// StreamCommits counts the commits that published a stream's rows
 	// before the end: a run that then fails keeps them.
