@@ -105,17 +105,7 @@ func TestFirstSignalDrainsAndExits3(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	var log bytes.Buffer
 	synth.Write(&log, synth.Options{Exchanges: 600})
-	cmd := exec.Command(bin, "-out", out, "-flush-interval", "50ms", "-")
-	cmd.Env = append(os.Environ(), "MCPTRACE_PSEUDONYM_KEY="+testKeyHex)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startOnStdin(t, bin, "-out", out, "-flush-interval", "50ms", "-")
 	// Past the pipe's buffer, a completed write means ingest has read most of
 	// it; the stream stays open, so only the signal can end the run.
 	if _, err := stdin.Write(log.Bytes()); err != nil {
@@ -187,17 +177,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 func TestQuietStreamStillWritesItsRows(t *testing.T) {
 	bin := ingestBinary(t)
 	out := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command(bin, "-out", out, "-flush-interval", "50ms", "-commit-interval", "100ms", "-idle-timeout", "1s", "-")
-	cmd.Env = append(os.Environ(), "MCPTRACE_PSEUDONYM_KEY="+testKeyHex)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, _, stderr := startOnStdin(t, bin, "-out", out, "-flush-interval", "50ms", "-commit-interval", "100ms", "-idle-timeout", "1s", "-")
 	defer cmd.Process.Kill()
 	// 200 answered calls (past the 64 KiB that format detection waits for),
 	// then one request that is never answered.
@@ -254,4 +234,22 @@ func countWhere(t *testing.T, out, where string) int64 {
 		return 0
 	}
 	return n
+}
+
+// startOnStdin starts the binary with a fixed pseudonym key, its standard
+// input a pipe the test writes to.
+func startOnStdin(t *testing.T, bin string, args ...string) (*exec.Cmd, io.WriteCloser, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "MCPTRACE_PSEUDONYM_KEY="+testKeyHex)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout, stderr
 }
