@@ -24,6 +24,12 @@ const MergeTolerance = 5 * time.Second
 // skewWindow bounds the time differences used to estimate a skew.
 const skewWindow = time.Hour
 
+// MaxSkew is the largest clock skew between a client's and a server's log
+// that the merge estimates. A streaming merge must let rows wait at least
+// this (plus the lateness) for the other side, or a skewed log's rows would
+// be written single-sided before their partner arrives.
+const MaxSkew = skewWindow
+
 func succeeded(outcome string) bool {
 	return outcome == classify.ToolSuccess || outcome == classify.Success || outcome == classify.InputRequired
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -96,7 +97,14 @@ func OpenWith(in Input, opt OpenOptions) (*Reader, error) {
 			r.raw = &rawCounter{r: os.Stdin}
 		}
 	} else {
-		f, err := os.Open(in.Path)
+		f, err := openWaiting(in, opt)
+		if err == ErrStopped {
+			r.stopped = true
+			r.raw = &rawCounter{r: strings.NewReader("")}
+			r.rawBuf = bufio.NewReaderSize(r.raw, 16)
+			r.buf = r.rawBuf
+			return r, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("input %s cannot be opened: %w (check that it still exists and its permissions)", in.Name, err)
 		}
@@ -274,6 +282,55 @@ func pollableStdin() (*os.File, uintptr) {
 		return nil, 0
 	}
 	return os.NewFile(uintptr(fd), "stdin"), uintptr(fd)
+}
+
+// openWaiting opens an input. Opening a FIFO waits for its writer; with a
+// Stop and a HeadWait, the wait is watched and a stop ends it: the pending
+// open is completed by opening the FIFO's writing end ourselves (at once
+// closed, so the open returns and the input reads as ended), and Open
+// returns ErrStopped.
+func openWaiting(in Input, opt OpenOptions) (*os.File, error) {
+	st, err := os.Stat(in.Path)
+	if in.Kind != Pipe || opt.Stop == nil || opt.HeadWait <= 0 || err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return os.Open(in.Path)
+	}
+	type result struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := os.Open(in.Path)
+		done <- result{f, err}
+	}()
+	t := time.NewTicker(opt.HeadWait)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.f, r.err
+		case <-t.C:
+			if !opt.Stop() {
+				continue
+			}
+			// Our open counts as a reader, so a non-blocking open of the
+			// writing end succeeds and releases it (tried again until the
+			// pending open has returned).
+			for {
+				if w, err := os.OpenFile(in.Path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+				select {
+				case r := <-done:
+					if r.f != nil {
+						r.f.Close()
+					}
+					return nil, ErrStopped
+				case <-time.After(opt.HeadWait):
+				}
+			}
+		}
+	}
 }
 
 // deadliner is a stream whose reads can be given a deadline (a pipe or

@@ -44,8 +44,8 @@ func mergeWanted(cfg Config, ins []input.Input) (merging, allWire bool, err erro
 		if format == "" {
 			format, _ = decode.Detect(head)
 		}
-		if format != decode.FormatWire {
-			allWire = false
+		if format != decode.FormatWire && len(head) > 0 {
+			allWire = false // an empty file does not stop the others from being read side by side
 		}
 		switch format {
 		case "":

@@ -493,6 +493,11 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 						streams = append(streams, in)
 					}
 				}
+				for _, pair := range p.pairs {
+					if pair.Stream {
+						streams = append(streams, pair) // merged rows of two streams
+					}
+				}
 				lowWater = min(lowWater, linker.LowWater())
 				if merger != nil {
 					lowWater = min(lowWater, merger.LowWater())
@@ -571,19 +576,21 @@ func (p *run) streaming() bool {
 }
 
 // mergeWindow is how long, in event time, a row waits for the other side's
-// view. Files are read one after another, so a client log and a server log
-// meet only at the end: rows are held to the end (0). When every input is
-// a stream, both sides arrive together and rows wait -lateness.
+// view: -lateness plus the largest clock skew the merge estimates, when the
+// two sides arrive side by side (wire files read in event-time order, or
+// streams); otherwise files are read one after another, a client log and a
+// server log meet only at the end, and rows are held to the end (0).
 func (p *run) mergeWindow() time.Duration {
+	window := p.cfg.Lateness + correlate.MaxSkew // a skewed server log's rows arrive up to MaxSkew late
 	if p.interleave {
-		return p.cfg.Lateness
+		return window
 	}
 	for _, in := range p.inputs {
 		if !in.Stream {
 			return 0
 		}
 	}
-	return p.cfg.Lateness
+	return window
 }
 
 // writeRows hands rows and quarantine rows to the sink in order, grouping
