@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 
 	"mcptrace/decode"
 )
@@ -37,21 +38,21 @@ const (
 // belong to one goroutine; RawBytes and Bytes may be called from any (for
 // progress).
 type Reader struct {
-	in      Input
-	id      string
-	file    *os.File // nil for standard input, which is not closed
-	stdin   *os.File // standard input served by the poller (a pipe), or nil
-	stopped bool     // OpenOptions.Stop ended the wait for the first bytes
-	short   int      // a stream's head that is shorter than SniffBytes because the stream paused
-	stdinFD uintptr
-	raw     *rawCounter
-	rawBuf  *bufio.Reader
-	comp    string
-	zr      *zstd.Decoder
-	dec     *decompressor // nil when not compressed
-	buf     *bufio.Reader // what Read and Peek read
-	n       atomic.Int64  // decompressed bytes handed out by Read
-	closed  bool
+	in               Input
+	id               string
+	file             *os.File // nil for standard input, which is not closed
+	stdin            *os.File // standard input served by the poller (a pipe), or nil
+	stopped          bool     // OpenOptions.Stop ended the wait for the first bytes
+	short            int      // a stream's head that is shorter than SniffBytes because the stream paused
+	stdinWasNonblock bool     // standard input's pipe was non-blocking before the run
+	raw              *rawCounter
+	rawBuf           *bufio.Reader
+	comp             string
+	zr               *zstd.Decoder
+	dec              *decompressor // nil when not compressed
+	buf              *bufio.Reader // what Read and Peek read
+	n                atomic.Int64  // decompressed bytes handed out by Read
+	closed           bool
 }
 
 // Open opens an input once and prepares it for reading: it reads the raw
@@ -89,7 +90,7 @@ var ErrStopped = errors.New("stopped before the input sent anything")
 func OpenWith(in Input, opt OpenOptions) (*Reader, error) {
 	r := &Reader{in: in}
 	if in.Kind == Stdin {
-		r.stdin, r.stdinFD = pollableStdin()
+		r.stdin, r.stdinWasNonblock = pollableStdin()
 		if r.stdin != nil {
 
 			r.raw = &rawCounter{r: r.stdin}
@@ -249,8 +250,11 @@ func (r *Reader) Close() error {
 		// Interrupt a read that blocks, then give the pipe back its
 		// blocking mode; descriptor 0 itself stays open.
 		r.stdin.SetReadDeadline(time.Now())
-		syscall.SetNonblock(int(r.stdinFD), false)
-		return r.stdin.Close() // the duplicate; descriptor 0 stays open
+		err := r.stdin.Close() // the duplicate; descriptor 0 stays open
+		if !r.stdinWasNonblock {
+			syscall.SetNonblock(int(os.Stdin.Fd()), false) // the pipe's mode as it was
+		}
+		return err
 	}
 	if r.file != nil {
 		return r.file.Close()
@@ -266,22 +270,27 @@ func (r *Reader) Close() error {
 // share. A terminal or a regular file is left alone (nil).
 //
 // The duplicate, not descriptor 0, is what is read and closed.
-func pollableStdin() (*os.File, uintptr) {
+func pollableStdin() (f *os.File, wasNonblock bool) {
 	st, err := os.Stdin.Stat()
 	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		return nil, 0
+		return nil, false
 	}
 	// A duplicate descriptor of our own, registered with the poller (the
 	// original may be registered already, or not be pollable).
 	fd, err := syscall.Dup(int(os.Stdin.Fd()))
 	if err != nil {
-		return nil, 0
+		return nil, false
+	}
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		syscall.Close(fd)
+		return nil, false
 	}
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		syscall.Close(fd)
-		return nil, 0
+		return nil, false
 	}
-	return os.NewFile(uintptr(fd), "stdin"), uintptr(fd)
+	return os.NewFile(uintptr(fd), "stdin"), flags&unix.O_NONBLOCK != 0
 }
 
 // openWaiting opens an input. Opening a FIFO waits for its writer; with a

@@ -582,6 +582,9 @@ func (p *run) streaming() bool {
 // server log meet only at the end, and rows are held to the end (0).
 func (p *run) mergeWindow() time.Duration {
 	window := p.cfg.Lateness + correlate.MaxSkew // a skewed server log's rows arrive up to MaxSkew late
+	if p.cfg.MergeWindow > 0 {
+		window = p.cfg.MergeWindow
+	}
 	if p.interleave {
 		return window
 	}

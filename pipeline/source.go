@@ -125,6 +125,8 @@ func (s *fileSource) Next(ctx context.Context) (*Unit, error) {
 		return nil, io.EOF
 	}
 	select {
+	case err := <-s.streamErr:
+		return nil, err // a stream that cannot be opened ends the run at once
 	case u, ok := <-s.streamUnits:
 		if !ok {
 			select {
@@ -522,9 +524,8 @@ func (s *fileSource) nextInterleaved(ctx context.Context) (*Unit, error) {
 		items = append(items, it)
 		size += len(it.line)
 		s.stats.bytes.Add(it.size)
-		if u := s.peekFeed(ctx, best); u != nil {
-			break // cannot happen: an input with records reports its format with them
-		}
+		best.in.Records.Add(1) // before the peek: an input with records needs no unit of its own at its end
+		s.peekFeed(ctx, best)
 		if best.next == nil {
 			break
 		}
@@ -539,7 +540,6 @@ func (s *fileSource) nextInterleaved(ctx context.Context) (*Unit, error) {
 		}
 	}
 	s.stats.records.Add(int64(len(items)))
-	best.in.Records.Add(int64(len(items)))
 	return &Unit{Input: best.in, First: items[0].lineNo, Last: items[len(items)-1].lineNo, lines: items, Ack: nopAck}, nil
 }
 

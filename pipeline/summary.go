@@ -32,6 +32,10 @@ type Config struct {
 	// FlushInterval: a stream (standard input, a pipe) is cut into units
 	// of what arrived within it, so a quiet stream still moves on (0: 1s).
 	FlushInterval time.Duration
+	// MergeWindow is how long, in event time, a row waits for the other
+	// side's view when both arrive side by side (0: Lateness plus
+	// correlate.MaxSkew).
+	MergeWindow time.Duration
 	// CommitInterval: a stream's rows are published this often (0: 30s);
 	// files are published once, at the end of the run.
 	CommitInterval time.Duration

@@ -53,22 +53,19 @@ func (q *ackQueue) push(u *Unit) {
 // queued, in order. It returns how many were acknowledged.
 func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, of func(*Input) bool, err error) (int, error) {
 	q.mu.Lock()
-	var done []*Unit
-	keep := q.units[:0]
+	var done, keep []*Unit
 	for i, u := range q.units {
-		switch {
-		case u.last >= bound:
+		if u.last >= bound {
 			keep = append(keep, q.units[i:]...)
-			q.units = keep
-			goto release
-		case of == nil || of(u.Input):
+			break
+		}
+		if of == nil || of(u.Input) {
 			done = append(done, u)
-		default:
+		} else {
 			keep = append(keep, u)
 		}
 	}
-	q.units = keep
-release:
+	q.units = keep // a new slice: released units are not kept reachable
 	q.mu.Unlock()
 	var first error
 	for _, u := range done {
