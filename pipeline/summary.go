@@ -19,8 +19,9 @@ type Config struct {
 	Format string   // force this format for every input; "" detects each by content
 	// Merge says whether client-side and server-side rows of the same
 	// exchanges are merged: "on", "off", or "auto" ("" too): on when the
-	// inputs hold logs of both sides. Merging holds the rows (never the
-	// bodies) of the run in memory until the end.
+	// inputs hold logs of both sides. Rows (never bodies) wait for the
+	// other side for MergeWindow when both sides arrive side by side (wire
+	// files, streams), else until the end of the run.
 	Merge        string
 	OutDir       string
 	Workers      int // decode workers and correlator shards; 0: GOMAXPROCS
