@@ -155,9 +155,6 @@ func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 	}
 }
 
-// Now is the newest event time stamped so far, over all logs.
-func (k *Clock) Now() time.Time { return k.now }
-
 // Mark closes a round at seq: every observation with Seq <= seq has been
 // stamped (and routed). It returns the Mark every correlator, the Linker
 // and the Merger are then advanced with. Marks carry what changed since

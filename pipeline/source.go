@@ -441,8 +441,6 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 	return f
 }
 
-func (f *lineFeed) ended() bool { return f.end.Load() }
-
 // close stops the reader (closing the input interrupts a blocked read of a
 // pipe), joins its goroutine, and reports whether the input was read to its
 // end.

@@ -92,10 +92,3 @@ func (q *ackQueue) durableUpTo(in *Input, bound int64) int64 {
 	}
 	return pos
 }
-
-// pending is how many units wait for their acknowledgement.
-func (q *ackQueue) pending() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.units)
-}
