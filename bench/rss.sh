@@ -37,22 +37,9 @@ bound_mib=256
 day_counts=(1000 4) # the first is the acceptance run, the second the control
 key=000102030405060708090a0b0c0d0e0f # fixed pseudonym key (hex): runs are comparable
 
-if [[ ! -x /usr/bin/time ]]; then
-	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-		echo "rss.sh: /usr/bin/time missing: installing the Debian package time" >&2
-		apt-get update -qq && apt-get install -y -qq time >/dev/null
-	else
-		echo "rss.sh: /usr/bin/time (GNU time) is missing: install the package 'time' (apt-get install time) and run again" >&2
-		exit 2
-	fi
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mcptrace-rss.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
-echo "building ingest and genlog into $work" >&2
-go build -o "$work/ingest" ./cmd/ingest
-go build -o "$work/genlog" ./bench/genlog
+name=rss.sh
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # How many exchanges fit in $mib MiB (their size does not depend on -days:
 # timestamps are fixed-width).

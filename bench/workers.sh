@@ -57,22 +57,9 @@ key=000102030405060708090a0b0c0d0e0f # fixed pseudonym key (hex)
 [[ $pairs =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash bench/workers.sh [PAIRS] [DAYS]  (PAIRS >= 1, default 3)" >&2; exit 2; }
 [[ $days =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash bench/workers.sh [PAIRS] [DAYS]  (DAYS >= 1, default 1)" >&2; exit 2; }
 
-if [[ ! -x /usr/bin/time ]]; then
-	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-		echo "workers.sh: /usr/bin/time missing: installing the Debian package time" >&2
-		apt-get update -qq && apt-get install -y -qq time >/dev/null
-	else
-		echo "workers.sh: /usr/bin/time (GNU time) is missing: install the package 'time' (apt-get install time) and run again" >&2
-		exit 2
-	fi
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mcptrace-workers.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
-echo "building ingest and genlog into $work" >&2
-go build -o "$work/ingest" ./cmd/ingest
-go build -o "$work/genlog" ./bench/genlog
+name=workers.sh
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 log="$work/wire.ndjson"
 "$work/genlog" -mib "$mib" -days 1 -o "$log" 2>"$work/genlog.txt"
