@@ -60,13 +60,7 @@ func (k Key) Less(o Key) bool { return k.Compare(o) < 0 }
 
 // Compare returns -1, 0 or +1 as k sorts before, with or after o.
 func (k Key) Compare(o Key) int {
-	if c := cmp.Compare(k.Seq, o.Seq); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(k.Conv, o.Conv); c != 0 {
-		return c
-	}
-	return cmp.Compare(k.N, o.N)
+	return cmp.Or(cmp.Compare(k.Seq, o.Seq), cmp.Compare(k.Conv, o.Conv), cmp.Compare(k.N, o.N))
 }
 
 // logKey names a log: the side, format and source of its observations
@@ -80,13 +74,7 @@ type logKey struct {
 func logOf(o *schema.Observation) logKey { return logKey{o.Side, o.Format, o.Pos.Source} }
 
 func (a logKey) compare(b logKey) int {
-	if c := cmp.Compare(a.side, b.side); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.format, b.format); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.source, b.source)
+	return cmp.Or(cmp.Compare(a.side, b.side), cmp.Compare(a.format, b.format), cmp.Compare(a.source, b.source))
 }
 
 type logTime struct {
