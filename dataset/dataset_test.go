@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -606,5 +607,68 @@ func TestConcurrentWritersAndCommits(t *testing.T) {
 	}
 	if n := duckCount(t, duck(t), filepath.Join(dir, "events", "*", "*.parquet"), true, ""); n != 400 {
 		t.Fatalf("DuckDB: %d rows", n)
+	}
+}
+
+// A Kafka source passes the offset of a file's first row in its stem, so
+// the stem changes from one Write to the next: a file keeps the stem of
+// the Write that opened it, and files are numbered per stem, so a replay
+// that starts at another file gives each file the name it had.
+func TestStemChangesBetweenWrites(t *testing.T) {
+	dir := t.TempDir()
+	const K = "kafka:events/3"
+	d := open(t, dir)
+	defer d.Close()
+	txn := begin(t, d, "r1")
+	tb := NewTable[row](txn, "events", dayOf, RollPolicy{})
+	write := func(stem string, n int) {
+		t.Helper()
+		if err := tb.Write(Source{ID: K, Stem: stem}, rows(stem, n, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roll := func() []string {
+		t.Helper()
+		fs, err := tb.Roll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range fs {
+			names = append(names, path.Base(f.Path)+fmt.Sprintf(":%d", f.Rows))
+		}
+		return names
+	}
+	write("events+3+100", 4)
+	write("events+3+104", 6) // goes to the open file, under its name
+	if got := roll(); !slices.Equal(got, []string{"events+3+100-00001.parquet:10"}) {
+		t.Fatalf("first file: %v", got)
+	}
+	write("events+3+110", 2)
+	if got := roll(); !slices.Equal(got, []string{"events+3+110-00001.parquet:2"}) {
+		t.Fatalf("a new stem starts at 00001: %v", got)
+	}
+	write("events+3+110", 3)
+	if got := roll(); !slices.Equal(got, []string{"events+3+110-00002.parquet:3"}) {
+		t.Fatalf("the same stem again: %v", got)
+	}
+	if _, err := txn.Commit([]SourceState{{ID: K}}); err != nil {
+		t.Fatal(err)
+	}
+	txn.Close()
+	want := []string{"events/dt=2026-10-17/events+3+100-00001.parquet", "events/dt=2026-10-17/events+3+110-00001.parquet", "events/dt=2026-10-17/events+3+110-00002.parquet"}
+	if got := tableFiles(t, dir, "events"); !slices.Equal(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+	if n := duckCount(t, duck(t), filepath.Join(dir, "events", "*", "*.parquet"), true, ""); n != 15 {
+		t.Fatalf("DuckDB reads %d rows, want 15", n)
+	}
+	// The first file holds the rows of both Writes, in order.
+	var payloads string
+	if err := duck(t).QueryRow(`SELECT string_agg(payload, ',' ORDER BY file_row_number) FROM read_parquet(?, file_row_number = true)`, filepath.Join(dir, want[0])).Scan(&payloads); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(payloads, "events+3+100-000000,") || !strings.Contains(payloads, ",events+3+104-000000,") {
+		t.Fatalf("rows of the first file: %s", payloads)
 	}
 }

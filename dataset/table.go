@@ -24,14 +24,18 @@ type Source struct {
 	// "file:/abs/resolved/path", "stdin:sha256:<hex>", "kafka:topic/partition".
 	ID string
 	// Stem, when set, starts the names of the files this source's rows
-	// open from now on (Kafka passes topic, partition and first offset).
-	// Letters, digits, '.', '_' and '-'; it must not start with '.' or '_'
-	// (Spark and Hive skip such files). Empty: derived from ID (see
-	// DefaultStem).
+	// open from now on (Kafka passes "<topic>+<partition>+<first offset>",
+	// the offset of the file's first row). The stem of a file is the one of
+	// the Write that opened it: a later Write with another stem adds to the
+	// open file, under its name. Files are numbered per stem (and
+	// partition): "<stem>-00001.parquet", "-00002" for the next file opened
+	// with the same stem in the run. Letters, digits, '.', '_', '-' and
+	// '+', at most 200; it must not start with '.' or '_' (Spark and Hive
+	// skip such files). Empty: derived from ID (see DefaultStem).
 	Stem string
 }
 
-var stemRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+var stemRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$`)
 
 // DefaultStem is the file-name stem of a source that gives none: the
 // scheme of its identity (the part before the first ':', when it is a
@@ -134,7 +138,7 @@ type Table[T any] struct {
 	err    error // sticky: a failed write poisons the table until Abort
 	open   map[wkey]*writer[T]
 	clock  uint64            // LRU clock
-	seq    map[wkey]int      // last sequence number per (dt, source)
+	seq    map[seqKey]int    // last sequence number per (dt, source, stem)
 	names  map[string]string // staged file name (table-relative) -> source ID
 	staged []FileInfo        // staged since the last Roll, for its result
 	// uncommitted files per source, waiting for Commit.
@@ -143,6 +147,8 @@ type Table[T any] struct {
 }
 
 type wkey struct{ dt, src string }
+
+type seqKey struct{ dt, src, stem string }
 
 type stagedFile struct {
 	FileInfo
@@ -176,7 +182,7 @@ func NewTable[T any](txn *Txn, table string, dayOf func(*T) time.Time, roll Roll
 		panic(fmt.Sprintf("dataset.NewTable: invalid table name %q", table))
 	}
 	t := &Table[T]{txn: txn, name: table, dayOf: dayOf, pol: roll.withDefaults(),
-		open: map[wkey]*writer[T]{}, seq: map[wkey]int{}, names: map[string]string{}, uncommitted: map[string][]stagedFile{}}
+		open: map[wkey]*writer[T]{}, seq: map[seqKey]int{}, names: map[string]string{}, uncommitted: map[string][]stagedFile{}}
 	if err := txn.register(t); err != nil {
 		panic("dataset.NewTable: " + err.Error())
 	}
@@ -203,7 +209,7 @@ func (t *Table[T]) Write(src Source, rows []T) error {
 		return fmt.Errorf("table %s: a source without identity", t.name)
 	}
 	if src.Stem != "" && !stemRE.MatchString(src.Stem) {
-		return fmt.Errorf("table %s: source %s: invalid file-name stem %q (letters, digits, '.', '_', '-'; not starting with '.' or '_')", t.name, src.ID, src.Stem)
+		return fmt.Errorf("table %s: source %s: invalid file-name stem %q (at most 200 letters, digits, '.', '_', '-', '+'; not starting with '.' or '_')", t.name, src.ID, src.Stem)
 	}
 	// Checked before taking the table's lock: Commit holds the
 	// transaction's lock while it takes the tables' (lock order txn, then
@@ -312,8 +318,9 @@ func (t *Table[T]) openWriter(k wkey, src Source, now time.Time) (*writer[T], er
 	if stem == "" {
 		stem = DefaultStem(src.ID)
 	}
-	t.seq[k]++
-	name := fmt.Sprintf("%s-%05d.parquet", stem, t.seq[k])
+	sk := seqKey{k.dt, k.src, stem}
+	t.seq[sk]++
+	name := fmt.Sprintf("%s-%05d.parquet", stem, t.seq[sk])
 	local := "dt=" + k.dt + "/" + name
 	if other, ok := t.names[local]; ok && other != src.ID {
 		return nil, fmt.Errorf("table %s: file %s of source %s would have the name of a file of source %s: give the sources distinct stems", t.name, local, src.ID, other)
