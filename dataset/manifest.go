@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 )
@@ -56,6 +57,12 @@ type SourceEntry struct {
 	// Files holds, per table, the files with this source's rows, sorted by
 	// path. A source may have no files (it produced no rows).
 	Files map[string][]FileEntry `json:"files,omitempty"`
+	// Keys are the source's dedupe keys as its last commit gave them
+	// (SourceState.Keys), sorted, without duplicates: opaque to this
+	// package. The Kafka sink keeps there the ids of rows already in the
+	// dataset for records past the committed offset, so that a replay does
+	// not write them twice.
+	Keys []string `json:"keys,omitempty"`
 }
 
 // FileEntry is one data file of the manifest.
@@ -143,6 +150,7 @@ func (m *Manifest) clone() *Manifest {
 		for t, fs := range v.Files {
 			s.Files[t] = append([]FileEntry(nil), fs...)
 		}
+		s.Keys = slices.Clone(v.Keys)
 		c.Sources[k] = &s
 	}
 	if m.Pending != nil {

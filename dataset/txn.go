@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +30,20 @@ type SourceState struct {
 	// resuming from its committed position). Without it, the first commit
 	// of a source in a transaction replaces all its earlier files.
 	Append bool
+	// Keys replace the source's dedupe keys in the manifest
+	// (SourceEntry.Keys): opaque strings, stored sorted and without
+	// duplicates; nil or empty clears them.
+	Keys []string
+}
+
+// normKeys returns keys sorted, without duplicates, nil when empty.
+func normKeys(keys []string) []string {
+	if len(keys) == 0 {
+		return nil
+	}
+	out := slices.Clone(keys)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Txn is one run's transaction: tables write into its staging area, and
@@ -178,6 +193,7 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 			e.Files = map[string][]FileEntry{}
 		}
 		e.RunID, e.RunTime, e.Position, e.Complete = t.id, t.runTime, s.Position, s.Complete
+		e.Keys = normKeys(s.Keys)
 		for _, f := range staged[s.ID] {
 			e.Files[f.Table] = append(e.Files[f.Table], FileEntry{Path: f.Path, DT: f.DT, Rows: f.Rows, Bytes: f.Bytes})
 			p.Renames = append(p.Renames, Rename{From: f.staged, To: f.Path})
