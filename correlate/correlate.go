@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
@@ -167,6 +168,7 @@ type conversation struct {
 	logs     []logKey             // the logs it has seen, its first one (lin) first
 	linked   bool                 // it has told the Linker about a request (client side only)
 	told     convState            // what the Linker last heard of it
+	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -279,6 +281,18 @@ func (c *Correlator) Add(o *schema.Observation) {
 	s.linker.Advance(m)
 }
 
+// seen records the latest position of the conversation in a log.
+func (cv *conversation) seen(pos schema.Position) {
+	id := cmp.Or(pos.ID, pos.Source)
+	for i := range cv.lastPos {
+		if cmp.Or(cv.lastPos[i].ID, cv.lastPos[i].Source) == id {
+			cv.lastPos[i].Line = max(cv.lastPos[i].Line, pos.Line)
+			return
+		}
+	}
+	cv.lastPos = append(cv.lastPos, pos)
+}
+
 func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) {
 	c.seq, c.key, c.attachN = seq, Key{Seq: seq}, 0
 	c.Stats.Observations++
@@ -288,6 +302,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	if t.After(cv.last) {
 		cv.last = t
 	}
+	cv.seen(o.Pos)
 	defer func() {
 		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.session != "" && o.HTTP.Status >= 200 && o.HTTP.Status <= 299 {
 			// The session ended. Records of streams that were still open are
@@ -1039,9 +1054,9 @@ func (c *Correlator) close(cv *conversation) {
 			c.unpark(p.tally, false)
 		}
 	}
-	if cv.linked {
-		c.emit(Item{kind: itemConvEnd, conv: cv.first})
-	}
+	// Every close is reported (the Linker forgets a linked conversation;
+	// a consumer that replays its input learns which records are used up).
+	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos}})
 	cv.pending, cv.byID, cv.calls, cv.openList, cv.cancels = nil, nil, nil, nil, nil
 	delete(c.convs, cv.key)
 	for _, lk := range cv.logs {

@@ -21,7 +21,21 @@ type Item struct {
 	ref  exRef // the exchange
 	row  *schema.Exchange
 	ev   *linkEvent
+	end  *ConvEnd
 }
+
+// ConvEnd reports a closed conversation: its key (ConversationKey), the Seq
+// of its first observation, and its latest position in each log it has
+// seen. Every row of it was emitted before this item.
+type ConvEnd struct {
+	Key   string
+	First int64
+	Last  []schema.Position
+}
+
+// Ended returns the closed conversation an item reports (nil for other
+// items).
+func (it *Item) Ended() *ConvEnd { return it.end }
 
 // IsRow says whether the item carries a row (the rest are events).
 func (it *Item) IsRow() bool { return it.kind == itemRow }

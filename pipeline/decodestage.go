@@ -46,6 +46,10 @@ type decoder struct {
 	runTime time.Time
 	stop    <-chan struct{} // closed on a soft stop: file decoders end early
 	stats   *progressCounters
+	// For Kafka messages, which carry no file of their own.
+	format  string // -format, "" detects each message
+	maxLine int
+	maxDoc  int64
 }
 
 func (d *decoder) run(ctx context.Context, u *Unit, out chan<- decoded) error {
@@ -54,6 +58,8 @@ func (d *decoder) run(ctx context.Context, u *Unit, out chan<- decoded) error {
 		return d.lines(ctx, u, []lineItem{*u.note}, out)
 	case u.file != nil:
 		return d.file(ctx, u, out)
+	case u.msgs != nil:
+		return d.messages(ctx, u, out)
 	default:
 		return d.lines(ctx, u, u.lines, out)
 	}

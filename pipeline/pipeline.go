@@ -107,6 +107,20 @@ type run struct {
 	// side by side in event-time order, so the merge holds rows only for
 	// its window.
 	interleave bool
+	// src is the run's source (nil: the file source over inputs).
+	src Source
+	// keepOpen, when set, is asked at the end of the source whether open
+	// state is kept (true: a Kafka generation ended or was stopped: what
+	// is open is replayed by the next owner) or finished like a file's end.
+	keepOpen func() bool
+	// afterCommit runs after every commit of the sink whose units have been
+	// acknowledged (Kafka: commit the partitions' offsets).
+	afterCommit func(ctx context.Context) error
+	// mergeWindow overrides the merge window of streams (Kafka: 0 keeps
+	// the default).
+	streamWindow time.Duration
+	// kafka is the Kafka side of a consumer's run (nil otherwise).
+	kafka *kafkaState
 }
 
 // group runs goroutines and keeps the first error; the first error cancels
@@ -139,11 +153,15 @@ func (p *run) execute(parent context.Context) error {
 	g := &group{cancel: cancel}
 	W := cfg.Workers
 
-	src := newFileSource(cfg, p.inputs, &p.counts)
-	src.interleave = p.interleave
+	src := p.src
+	if src == nil {
+		fs := newFileSource(cfg, p.inputs, &p.counts)
+		fs.interleave = p.interleave
+		src = fs
+	}
 	units := make(chan *Unit, W)
 	results := make(chan handle, W)
-	dec := &decoder{rd: p.rd, runTime: p.runTime, stop: cfg.Stop, stats: &p.counts}
+	dec := &decoder{rd: p.rd, runTime: p.runTime, stop: cfg.Stop, stats: &p.counts, format: cfg.Format, maxLine: cfg.MaxLineBytes, maxDoc: cfg.MaxDocumentBytes}
 
 	// Source: hands out units in order until the input ends, a soft stop,
 	// or cancellation.
@@ -371,6 +389,9 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 				for k, v := range d.skipped {
 					sum.Skipped[k] += v
 				}
+				if p.kafka != nil {
+					d.obs = p.kafka.dropUsed(u.Input, d.obs, sum, clock)
+				}
 				sum.Observations += int64(len(d.obs))
 				var routed [][]*schema.Observation
 				if len(d.obs) > 0 {
@@ -410,7 +431,7 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					return ack(ctx, err)
 				}
 			}
-			u.lines, u.note, u.file = nil, nil, nil // decoded: only the acknowledgement waits
+			u.lines, u.note, u.file, u.msgs = nil, nil, nil, nil // decoded: only the acknowledgement waits
 			p.acks.push(u)
 		}
 	}
@@ -418,7 +439,8 @@ end:
 	if ctx.Err() != nil {
 		return nil
 	}
-	send(nil, nil, marker{mark: clock.Mark(seq), final: true})
+	final := p.keepOpen == nil || !p.keepOpen()
+	send(nil, nil, marker{mark: clock.Mark(seq), final: final, last: true})
 	return nil
 }
 
@@ -453,6 +475,9 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 			return errors.New("pipeline: a stage ended before the end of input (a bug)")
 		}
 		for _, it := range items {
+			if e := it.Ended(); e != nil && p.kafka != nil {
+				p.kafka.convEnded(e)
+			}
 			linker.Add(it)
 		}
 		if mark.final {
@@ -484,38 +509,22 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		}
 		rows = rows[:0]
 		if !mark.final {
-			if p.streaming() && time.Since(lastCommit) >= p.cfg.CommitInterval {
-				// A stream's rows are published as it goes; files wait for
-				// the end, so that a failed run leaves the dataset as it was.
-				var streams []*Input
-				for _, in := range p.inputs {
-					if in.Stream && in.Opened.Load() {
-						streams = append(streams, in)
-					}
-				}
-				for _, pair := range p.pairs {
-					if pair.Stream {
-						streams = append(streams, pair) // merged rows of two streams
-					}
-				}
+			last := mark.last // the run ends keeping what is open
+			if last || p.streaming() && time.Since(lastCommit) >= p.cfg.CommitInterval {
 				lowWater = min(lowWater, linker.LowWater())
 				if merger != nil {
 					lowWater = min(lowWater, merger.LowWater())
 				}
-				bound := min(mark.mark.Seq+1, lowWater)
-				for _, in := range streams {
-					in.commitAt.Store(p.acks.durableUpTo(in, bound))
-				}
-				if err := p.sink.Commit(ctx, streams, false); err != nil {
-					return err
-				}
-				p.sum.StreamCommits++
-				// Only the committed inputs' units: a file's rows are
-				// published at the end.
-				if _, err := p.acks.releaseBelow(ctx, bound, func(in *Input) bool { return in.Stream }, nil); err != nil {
+				if err := p.commitStreams(ctx, min(mark.mark.Seq+1, lowWater), last); err != nil {
 					return err
 				}
 				lastCommit = time.Now()
+			}
+			if last {
+				// What open state holds is not durable: its units are
+				// acknowledged as such, and a replay rebuilds it.
+				_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, errKeptOpen)
+				return err
 			}
 			continue
 		}
@@ -529,9 +538,56 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		if err := p.sink.Commit(ctx, final, true); err != nil {
 			return err
 		}
-		_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, nil)
+		if _, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, nil); err != nil {
+			return err
+		}
+		if p.afterCommit != nil {
+			return p.afterCommit(ctx)
+		}
+		return nil
+	}
+}
+
+// errKeptOpen acknowledges the units a run that ends keeping its open
+// state did not make durable.
+var errKeptOpen = errors.New("held by a conversation still open when the run ended: to be replayed")
+
+// commitStreams publishes the streams' rows up to bound (the round's end,
+// capped by the oldest seq open state still needs), acknowledges the units
+// it covers, and runs afterCommit; final also ends the sink.
+func (p *run) commitStreams(ctx context.Context, bound int64, final bool) error {
+	// A stream's rows are published as it goes; files wait for the end,
+	// so that a failed run leaves the dataset as it was.
+	var streams []*Input
+	for _, in := range p.inputs {
+		if in.Stream && in.Opened.Load() {
+			streams = append(streams, in)
+		}
+	}
+	for _, pair := range p.pairs {
+		if pair.Stream {
+			streams = append(streams, pair) // merged rows of two streams
+		}
+	}
+	for _, in := range streams {
+		in.commitAt.Store(p.acks.durableUpTo(in, bound))
+	}
+	if p.kafka != nil {
+		p.kafka.beforeCommit(bound)
+	}
+	if err := p.sink.Commit(ctx, streams, final); err != nil {
 		return err
 	}
+	p.sum.StreamCommits++
+	// Only the committed inputs' units: a file's rows are published at
+	// the end.
+	if _, err := p.acks.releaseBelow(ctx, bound, func(in *Input) bool { return in.Stream }, nil); err != nil {
+		return err
+	}
+	if p.afterCommit != nil {
+		return p.afterCommit(ctx)
+	}
+	return nil
 }
 
 // inputOf is the input a row is filed under: its log, or for a merged row
@@ -584,6 +640,8 @@ func (p *run) mergeWindow() time.Duration {
 	window := p.cfg.Lateness + correlate.MaxSkew // a skewed server log's rows arrive up to MaxSkew late
 	if p.cfg.MergeWindow > 0 {
 		window = p.cfg.MergeWindow
+	} else if p.streamWindow > 0 {
+		window = p.streamWindow
 	}
 	if p.interleave {
 		return window

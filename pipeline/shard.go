@@ -17,6 +17,11 @@ import (
 type marker struct {
 	mark  correlate.Mark
 	final bool // end of input: correlators flush everything they hold
+	// last ends a run that keeps what is open (a Kafka generation that
+	// ends, a stop of a consumer): rows of open conversations are not
+	// written, the commit stays at or before their first records, and a
+	// replay rebuilds them. Shards treat it as an ordinary round.
+	last bool
 }
 
 // item is one quarantine row on its way to the sink, with the input it
@@ -68,6 +73,9 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 			s.stats = s.c.Stats
 		} else {
 			s.c.Advance(msg.mark.mark)
+			if msg.mark.last {
+				s.stats = s.c.Stats
+			}
 		}
 		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater()}
 		s.items = nil

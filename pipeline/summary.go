@@ -103,6 +103,13 @@ type Summary struct {
 	ExchangeFiles []string
 	QuarantineOut []string
 	Elapsed       time.Duration
+
+	// Kafka (RunKafka).
+	Rebalances   int   // generations this member took part in
+	Deduplicated int64 // rows a replay met again, already in the dataset: not written twice
+	Redelivered  int64 // messages below their partition's position, dropped (kafka-go #1398)
+	CommitErrors int   // offset commits that failed (retried at the next commit)
+	Uncommitted  int   // partitions whose durable rows were not all committed at the end
 }
 
 // Balanced reports whether every line is accounted for, every observation

@@ -23,6 +23,7 @@ type Unit struct {
 	lines []lineItem // a chunk of a line log (wire)
 	file  *fileJob   // a whole input for a FileDecoder
 	note  *lineItem  // the whole input is one bad record (unknown format, corrupt)
+	msgs  []message  // messages of one Kafka partition, each a record
 	Ack   AckFunc    // never nil
 	seq   int64      // the unit's place in the run (set by the pipeline)
 	last  int64      // the last observation/quarantine seq it produced (set by the sequencer)

@@ -67,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	lateness := fs.Duration("lateness", 10*time.Minute, "flag exchanges of records this far behind the newest time seen (0: never)")
 	merge := fs.String("merge", "auto", "merge client-side and server-side rows of the same exchanges: auto (when both sides are present), on, off")
 	format := fs.String("format", "", "read every input as this format instead of detecting it: "+formatList())
+	kf := registerKafkaFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ingest [flags] PATH...\n\nReads MCP traffic logs and writes OUT/exchanges and OUT/quarantine as Parquet.\nPATH is a file, a directory (walked), a glob pattern or - for standard input; gzip, zlib and zstd\nare undone and each file's format is detected from its content.\nWith no PATH, ingests the bundled samples/ directory.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -97,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	inputs := fs.Args()
-	if len(inputs) == 0 {
+	if len(inputs) == 0 && !kf.enabled() {
 		if _, err := os.Stat("samples"); err != nil {
 			log.Error().Msg("no PATH given and no samples/ directory here: run from the repository root or name the logs to ingest")
 			return 2
@@ -117,18 +118,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	go func() {
-		sig, ok := <-sigs
-		if !ok {
-			return
-		}
-		log.Warn().Str("signal", sig.String()).Msg("stopping: reading ends, what was read is being written (send the signal again to exit at once)")
-		close(softStop)
-		sig = <-sigs
-		log.Error().Str("signal", sig.String()).Msg("second signal: exiting at once; nothing more of this run is published (a stream's earlier commits stay)")
-		os.Exit(128 + int(sig.(syscall.Signal)))
-	}()
-	ctx := context.Background()
 	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc, FlushInterval: *flushEvery, CommitInterval: *commitEvery,
 		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop, WaitLock: *waitLock,
 		Roll: dataset.RollPolicy{MaxRows: *rollRows, MaxBytes: *rollBytes, MaxAge: *rollAge, MaxOpen: *maxOpen},
@@ -140,6 +129,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 				Str("rate", humanBytes(int64(float64(p.Bytes)/p.Elapsed.Seconds()))+"/s").Msg("ingesting")
 		}
 	}
+	if kf.enabled() {
+		return runKafka(kf, cfg, sigs, softStop, stdout, log)
+	}
+	go func() {
+		sig, ok := <-sigs
+		if !ok {
+			return
+		}
+		log.Warn().Str("signal", sig.String()).Msg("stopping: reading ends, what was read is being written (send the signal again to exit at once)")
+		close(softStop)
+		sig = <-sigs
+		log.Error().Str("signal", sig.String()).Msg("second signal: exiting at once; nothing more of this run is published (a stream's earlier commits stay)")
+		os.Exit(128 + signalNumber(sig))
+	}()
+	ctx := context.Background()
 	log.Info().Strs("inputs", inputs).Str("out", *out).Msg("ingest started")
 	sum, err := pipeline.Run(ctx, cfg)
 	if errors.Is(err, pipeline.ErrStopped) {
@@ -167,6 +171,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func signalNumber(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return int(s)
+	}
+	return 1
 }
 
 func formatList() string {

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"mcptrace/kafkasrc"
+	"mcptrace/pipeline"
+)
+
+// ExitUncommitted: a Kafka consumer stopped with rows durable in the dataset
+// whose offsets it could not commit; the next owner replays them and writes
+// nothing twice.
+const ExitUncommitted = 4
+
+// kafkaFlags are the flags of ingest as a Kafka consumer.
+type kafkaFlags struct {
+	brokers         string
+	topics          multiFlag
+	group           string
+	untilCaughtUp   bool
+	sessionTimeout  time.Duration
+	shutdownTimeout time.Duration
+	mergeWindow     time.Duration
+	metricsAddr     string
+	security        kafkasrc.Security
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*m = append(*m, s)
+		}
+	}
+	return nil
+}
+
+func registerKafkaFlags(fs *flag.FlagSet) *kafkaFlags {
+	k := &kafkaFlags{}
+	fs.StringVar(&k.brokers, "kafka-brokers", "", "consume Kafka instead of reading files: bootstrap brokers HOST:PORT[,HOST:PORT]")
+	fs.Var(&k.topics, "kafka-topic", "topic to consume (repeat, or comma-separate, for several: co-partitioned client and server topics are merged)")
+	fs.StringVar(&k.group, "kafka-group", "", "consumer group: every ingest in the group shares the topics' partitions and writes one dataset")
+	fs.BoolVar(&k.untilCaughtUp, "kafka-until-caught-up", false, "consume until every owned partition reaches the end offset seen at start, write, commit and exit 0 (backfills, cron jobs)")
+	fs.DurationVar(&k.sessionTimeout, "kafka-session-timeout", 30*time.Second, "how long the group waits for a silent member before giving its partitions to others")
+	fs.DurationVar(&k.shutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, how long ingest may take to write, close and commit before it exits anyway")
+	fs.DurationVar(&k.mergeWindow, "merge-window", pipeline.DefaultKafkaMergeWindow, "Kafka: how long, in the logs' time, a row waits for the other side's view before it is written alone")
+	fs.StringVar(&k.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on HOST:PORT/metrics, with /healthz and /readyz (off when empty)")
+	k.security.Flags(fs)
+	return k
+}
+
+func (k *kafkaFlags) enabled() bool { return k.brokers != "" || len(k.topics) > 0 || k.group != "" }
+
+// runKafka runs ingest as a member of a consumer group. The first signal
+// stops fetching: what is complete is written and committed, and ingest
+// exits 0 (everything written committed) or 4 (some offsets could not be
+// committed); past -shutdown-timeout, or on a second signal, it exits at
+// once.
+func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softStop chan struct{}, stdout io.Writer, log zerolog.Logger) int {
+	if k.brokers == "" || len(k.topics) == 0 || k.group == "" {
+		log.Error().Msg("Kafka needs -kafka-brokers, -kafka-topic and -kafka-group")
+		return ExitUsage
+	}
+	if len(cfg.Inputs) > 0 {
+		log.Error().Strs("paths", cfg.Inputs).Msg("with -kafka-brokers ingest reads Kafka only: drop the PATH arguments")
+		return ExitUsage
+	}
+	dialer, err := k.security.Dialer(10 * time.Second)
+	if err != nil {
+		log.Error().Err(err).Msg("Kafka security flags")
+		return ExitUsage
+	}
+	go func() {
+		sig, ok := <-sigs
+		if !ok {
+			return
+		}
+		log.Warn().Str("signal", sig.String()).Dur("deadline", k.shutdownTimeout).
+			Msg("stopping: fetching ends, what is complete is written and committed (send the signal again to exit at once)")
+		close(softStop)
+		select {
+		case sig = <-sigs:
+			log.Error().Str("signal", sig.String()).Msg("second signal: exiting at once; uncommitted records are replayed by the next owner")
+			os.Exit(128 + signalNumber(sig))
+		case <-time.After(k.shutdownTimeout):
+			log.Error().Dur("deadline", k.shutdownTimeout).Msg("shutdown took longer than -shutdown-timeout: exiting; uncommitted records are replayed by the next owner")
+			os.Exit(ExitFailed)
+		}
+	}()
+	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow,
+		Consumer: kafkasrc.Config{Brokers: splitList(k.brokers), Topics: k.topics, Group: k.group, Dialer: dialer,
+			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond)}}
+	log.Info().Strs("topics", k.topics).Str("group", k.group).Str("out", cfg.OutDir).Msg("ingest started as a Kafka consumer")
+	sum, err := pipeline.RunKafka(context.Background(), cfg, ko)
+	if err != nil {
+		log.Error().Err(err).Str("out", cfg.OutDir).Msg("ingest failed; what was committed stays, the rest is replayed by the next owner")
+		return ExitFailed
+	}
+	printSummary(stdout, sum)
+	printKafka(stdout, sum)
+	if sum.Uncommitted > 0 {
+		log.Error().Int("partitions", sum.Uncommitted).Msg("rows are durable whose offsets could not be committed: the next owner replays them and writes nothing twice")
+		return ExitUncommitted
+	}
+	return ExitOK
+}
+
+func printKafka(w io.Writer, s *pipeline.Summary) {
+	fmt.Fprintf(w, "kafka: %d generation(s), %d row(s) met again and not written twice, %d redelivered message(s) dropped, %d failed commit(s)\n",
+		s.Rebalances, s.Deduplicated, s.Redelivered, s.CommitErrors)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"mcptrace/correlate"
+	"mcptrace/kafkasrc"
+	"mcptrace/redact"
+	"mcptrace/schema"
+)
+
+// KafkaOptions configure RunKafka.
+type KafkaOptions struct {
+	Consumer kafkasrc.Config
+	// UntilCaughtUp ends the run once every partition the member owns has
+	// been read to the end offset it saw when the partition was first
+	// assigned: what is open then is finished like a file's end, written,
+	// committed, and RunKafka returns.
+	UntilCaughtUp bool
+	// MergeWindow is how long, in event time, a row waits for the other
+	// side's view (0: 5 minutes). Co-partitioned client and server topics
+	// arrive side by side, so the window needs to cover their clocks' skew
+	// and lateness only.
+	MergeWindow time.Duration
+}
+
+// DefaultKafkaMergeWindow is KafkaOptions.MergeWindow's default.
+const DefaultKafkaMergeWindow = 5 * time.Minute
+
+// RunKafka runs a member of a Kafka consumer group until cfg.Stop is
+// closed, ctx ends, or (UntilCaughtUp) the member has caught up. Each
+// generation of the group (an assignment of partitions, until the next
+// rebalance) is one run of the engine over the owned partitions, read from
+// where the dataset is durable: on revocation and on a stop, what is
+// complete is written and committed and what conversations still hold is
+// dropped, for the next owner to replay. The summary adds up every
+// generation.
+func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error) {
+	start := time.Now()
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	if cfg.OutDir == "" {
+		return nil, errors.New("kafka: -out is needed")
+	}
+	switch cfg.Merge {
+	case "on", "off", "", "auto":
+	default:
+		return nil, fmt.Errorf("merge mode %q: use auto, on or off", cfg.Merge)
+	}
+	cons := ko.Consumer
+	cons.Log = cfg.Log
+	k := &kafkaRun{cfg: &cfg, ko: ko}
+	k.sum = &Summary{ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{},
+		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}}
+	k.sum.Merging = cfg.Merge == "on" || (cfg.Merge == "" || cfg.Merge == "auto") && len(cons.Topics) > 1
+	cons.OnDrop = func(tp kafkasrc.TopicPartition) { k.redelivered.Add(1) }
+	c, err := kafkasrc.New(cons)
+	if err != nil {
+		return nil, err
+	}
+	k.rd = &redact.Redactor{Policy: cfg.Policy, Pseud: cfg.Pseudonyms, Stats: &redact.Stats{}}
+	// Waiting for a generation ends on a stop.
+	nextCtx, cancelNext := context.WithCancel(ctx)
+	defer cancelNext()
+	go func() {
+		select {
+		case <-cfg.Stop:
+			cancelNext()
+		case <-nextCtx.Done():
+		}
+	}()
+	var runErr error
+	for runErr == nil && !stopped(cfg.Stop) && ctx.Err() == nil {
+		gen, err := c.Next(nextCtx)
+		if err != nil {
+			if nextCtx.Err() != nil {
+				break
+			}
+			cfg.Log.Warn().Err(err).Msg("kafka: cannot join the consumer group yet; retrying")
+			continue
+		}
+		k.sum.Rebalances++
+		var done bool
+		done, runErr = k.generation(ctx, gen)
+		gen.End()
+		if done {
+			break
+		}
+	}
+	closeErr := c.Close()
+	k.sum.Redactions = k.rd.Stats.Counts()
+	k.sum.Elapsed = time.Since(start)
+	k.sum.Redelivered = k.redelivered.Load()
+	if runErr == nil && ctx.Err() != nil {
+		runErr = ctx.Err()
+	}
+	if runErr == nil && closeErr != nil {
+		cfg.Log.Warn().Err(closeErr).Msg("kafka: leaving the consumer group")
+	}
+	return k.sum, runErr
+}
+
+// kafkaRun is a consumer's state across generations.
+type kafkaRun struct {
+	cfg         *Config
+	ko          KafkaOptions
+	sum         *Summary
+	rd          *redact.Redactor
+	redelivered atomicCounter
+}
+
+type atomicCounter struct {
+	mu sync.Mutex
+	n  int64
+}
+
+func (a *atomicCounter) Add(d int64) { a.mu.Lock(); a.n += d; a.mu.Unlock() }
+func (a *atomicCounter) Load() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.n }
+
+// generation runs the engine over one generation's partitions. done says
+// the consumer is to end (caught up, or stopped).
+func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (done bool, err error) {
+	cfg := k.cfg
+	log := cfg.Log.With().Int32("generation", gen.ID).Logger()
+	if len(gen.Assigned) == 0 {
+		log.Info().Msg("kafka: no partition assigned to this member; waiting for a rebalance")
+		select {
+		case <-gen.Done():
+			return false, nil
+		case <-cfg.Stop:
+			return true, nil
+		case <-ctx.Done():
+			return true, nil
+		}
+	}
+	// Work on the partitions ends when the generation does, or on a stop.
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-gen.Done():
+		case <-cfg.Stop:
+		case <-gctx.Done():
+		}
+		cancel()
+	}()
+	tps := make([]kafkasrc.TopicPartition, len(gen.Assigned))
+	inputs := make([]*Input, len(gen.Assigned))
+	byName := map[string]*Input{}
+	var names []string
+	for i, a := range gen.Assigned {
+		tps[i] = a.TopicPartition
+		id := KafkaInputID(a.TopicPartition)
+		in := &Input{Name: id, ID: id, Stream: true, Format: cfg.Format}
+		in.Opened.Store(true)
+		inputs[i] = in
+		byName[id] = in
+		names = append(names, id)
+	}
+	log.Info().Strs("partitions", names).Msg("kafka: partitions assigned")
+	sink, err := openKafkaSink(gctx, cfg, k.sum, inputs, tps)
+	if err != nil {
+		if gctx.Err() != nil {
+			return stopped(cfg.Stop), nil // revoked (or stopped) while an earlier owner still held a partition
+		}
+		return false, err
+	}
+	sink.dups = func(int) {}
+	starts := map[kafkasrc.TopicPartition]int64{}
+	for i, a := range gen.Assigned {
+		from := a.Committed
+		if pos := sink.scopes[i].position; pos > from {
+			from = pos // the dataset is durable past the group's commit (a crash between the two)
+		}
+		if from >= 0 {
+			starts[a.TopicPartition] = from
+		}
+	}
+	parts, err := gen.Start(gctx, starts)
+	if err != nil {
+		sink.Abort()
+		if gctx.Err() != nil {
+			return stopped(cfg.Stop), nil
+		}
+		return false, err
+	}
+	defer func() { cancel(); gen.StopReading() }()
+	ks := &kafkaState{gen: gen, sink: sink, parts: map[*Input]kafkasrc.TopicPartition{}, done: map[*Input]*replayDone{}}
+	src := &kafkaSource{cfg: cfg, gen: gen, parts: map[kafkasrc.TopicPartition]*kafkaPart{}, stats: nil,
+		untilCaughtUp: k.ko.UntilCaughtUp, revoked: gen.Done()}
+	for i, p := range parts {
+		in := inputs[i]
+		src.parts[p.TopicPartition] = &kafkaPart{in: in, tp: p.TopicPartition, end: p.End, next: p.Start}
+		ks.parts[in] = p.TopicPartition
+		ks.done[in] = sink.scopes[i].replay
+		log.Debug().Str("partition", p.String()).Int64("from", p.Start).Int64("end", p.End).Msg("kafka: reading")
+	}
+	src.onDrop = func(*kafkaPart) { k.redelivered.Add(1) }
+	window := k.ko.MergeWindow
+	if window <= 0 {
+		window = DefaultKafkaMergeWindow
+	}
+	p := &run{cfg: cfg, rd: k.rd, sum: k.sum, sink: sink, inputs: inputs, byName: byName, merging: k.sum.Merging,
+		runTime: cfg.Now().UTC(), kept: map[*Input]bool{}, src: src, streamWindow: window, kafka: ks,
+		keepOpen: func() bool { return !src.caughtUp.Load() }}
+	src.stats = &p.counts
+	p.afterCommit = func(ctx context.Context) error { ks.commitOffsets(log, k.sum); return nil }
+	k.sum.Files = append(k.sum.Files, names...)
+	err = p.execute(gctx)
+	if errors.Is(err, ErrStopped) || err != nil && gctx.Err() != nil && ctx.Err() == nil {
+		err = nil // a stop or a revocation: what was complete is committed
+	}
+	ks.commitOffsets(log, k.sum) // once more: a commit that failed is retried
+	for in, tp := range ks.parts {
+		if c := in.Ckpt.Committable(); c > 0 && gen.Committed(tp) < c {
+			k.sum.Uncommitted++
+		}
+	}
+	if err != nil {
+		return true, err
+	}
+	return src.caughtUp.Load() || stopped(cfg.Stop), nil
+}
+
+// kafkaState is the Kafka side of one engine run: the generation whose
+// offsets it commits and what a replay skips.
+type kafkaState struct {
+	gen   *kafkasrc.Generation
+	sink  *kafkaSink
+	parts map[*Input]kafkasrc.TopicPartition
+	// done: per input, the conversations already written whose records a
+	// replay meets again (read by the sequencer only).
+	done  map[*Input]*replayDone
+	ended []*correlate.ConvEnd // closed conversations not yet below a commit's bound
+}
+
+// commitOffsets commits every partition's committable offset with the
+// generation (a failure is logged and retried at the next commit; the
+// broker refuses a commit of an old generation).
+func (ks *kafkaState) commitOffsets(log zerolog.Logger, sum *Summary) {
+	offsets := map[kafkasrc.TopicPartition]int64{}
+	for in, tp := range ks.parts {
+		if c := in.Ckpt.Committable(); c > 0 {
+			offsets[tp] = c // positions are offset+1: the next offset to read
+		}
+	}
+	if err := ks.gen.Commit(offsets); err != nil {
+		sum.CommitErrors++
+		log.Warn().Err(err).Msg("kafka: committing offsets failed; the rows are durable, and a replay of what was not committed writes nothing twice")
+	}
+}
+
+// convEnded notes a closed conversation (the writer sees every one).
+func (ks *kafkaState) convEnded(e *correlate.ConvEnd) { ks.ended = append(ks.ended, e) }
+
+// beforeCommit files, for a commit at bound, the closed conversations that
+// started below it: their rows are all written (open state holds nothing
+// below the bound), so their records past the committed position are
+// used up and a replay skips them. Conversations that started at or past
+// the bound are replayed whole, and their rows are known by key.
+func (ks *kafkaState) beforeCommit(bound int64) {
+	keep := ks.ended[:0]
+	for _, e := range ks.ended {
+		if e.First >= bound {
+			keep = append(keep, e)
+			continue
+		}
+		h := convHash(e.Key)
+		for _, pos := range e.Last {
+			if sc := ks.sink.byID[pos.ID]; sc != nil {
+				k := "c:" + h
+				if pos.Line > sc.keys[k] {
+					sc.keys[k] = pos.Line
+				}
+			}
+		}
+	}
+	clear(ks.ended[len(keep):])
+	ks.ended = keep
+}
+
+// convHash names a conversation in a scope's keys.
+func convHash(key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// replayDone is what a replay of one partition skips: the conversations
+// already written, with the last offset each used.
+type replayDone struct {
+	convs   map[string]int64
+	maxLine int64
+}
+
+// used reports that an observation belongs to a conversation whose rows
+// are already in the dataset.
+func (r *replayDone) used(o *schema.Observation) bool {
+	if r == nil || o.Pos.Line > r.maxLine {
+		return false
+	}
+	last, ok := r.convs[convHash(correlate.ConversationKey(o))]
+	return ok && o.Pos.Line <= last
+}
+
+func sortParts(ps []*kafkaPart) {
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i].tp, ps[j].tp
+		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
+	})
+}
+
+// dropUsed removes, from a replayed part, the observations of conversations
+// whose rows are already written; each counts as skipped
+// ("already_written"), and still moves the event clock.
+func (ks *kafkaState) dropUsed(in *Input, obs []*schema.Observation, sum *Summary, clock *correlate.Clock) []*schema.Observation {
+	r := ks.done[in]
+	if r == nil {
+		return obs
+	}
+	keep := obs[:0]
+	for _, o := range obs {
+		if r.used(o) {
+			sum.Skipped["already_written"]++
+			o.Pos.ID = in.ID
+			clock.Stamp(o)
+			continue
+		}
+		keep = append(keep, o)
+	}
+	if len(obs) > 0 && obs[len(obs)-1].Pos.Line > r.maxLine {
+		ks.done[in] = nil // past every used record: nothing more to skip
+	}
+	return keep
+}

@@ -1,0 +1,290 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"mcptrace/dataset"
+	"mcptrace/kafkasrc"
+	"mcptrace/schema"
+)
+
+// kafkaSink writes a consumer's partitions into one dataset that other
+// consumers write too: each topic partition is a dataset scope (its own
+// manifest, lock and staging; see package dataset), so members of a
+// consumer group on many machines never write the same manifest. Files
+// are named "<topic>+<partition>+<first offset>-NNNNN.parquet".
+//
+// Rows a replay meets again are dropped by key: each scope records in its
+// manifest the keys (exchange ids, "q:<offset>" for quarantine rows) of
+// the rows written for records at or past the committed position, and a
+// row whose key is known is not written twice.
+type kafkaSink struct {
+	cfg     *Config
+	sum     *Summary
+	scopes  []*kafkaScope
+	byName  map[string]*kafkaScope // input name (a pair's is its client's) → scope
+	byID    map[string]*kafkaScope // input identity → scope
+	publish func(ctx context.Context, sc *kafkaScope, files []dataset.FileInfo) error
+	dups    func(n int)
+}
+
+// kafkaScope is one partition's part of the dataset.
+type kafkaScope struct {
+	name string
+	in   *Input
+	tp   kafkasrc.TopicPartition
+	ds   *dataset.Dataset
+	txn  *dataset.Txn
+	ex   *dataset.Table[schema.Exchange]
+	q    *dataset.Table[schema.Quarantine]
+	// keys of rows written at or past the committed position → the line
+	// (offset) they are pruned by.
+	keys     map[string]int64
+	position int64 // committed position at open (the next offset), 0: none
+	pairs    map[string]bool
+	replay   *replayDone // what a replay of the partition skips (read by the sequencer)
+}
+
+// ScopeName is the dataset scope of a topic partition.
+func ScopeName(tp kafkasrc.TopicPartition) string {
+	return "kafka+" + tp.Topic + "+" + strconv.Itoa(tp.Partition)
+}
+
+// KafkaInputID is the dataset identity (and source column) of a topic
+// partition.
+func KafkaInputID(tp kafkasrc.TopicPartition) string { return "kafka:" + tp.String() }
+
+// openKafkaSink opens the scopes of the inputs (waiting for an earlier
+// owner to release them until ctx ends) and reads where each is durable.
+func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input, tps []kafkasrc.TopicPartition) (*kafkaSink, error) {
+	s := &kafkaSink{cfg: cfg, sum: sum, byName: map[string]*kafkaScope{}, byID: map[string]*kafkaScope{}}
+	roll := cfg.Roll
+	roll.RowGroupRows = cfg.RowGroupRows
+	if roll.MaxOpen == 0 {
+		roll.MaxOpen = 2 // per scope: a consumer owns many
+	}
+	for i, in := range ins {
+		sc := &kafkaScope{name: ScopeName(tps[i]), in: in, tp: tps[i], keys: map[string]int64{}, pairs: map[string]bool{}}
+		ds, err := dataset.Open(ctx, cfg.OutDir, dataset.Options{Scope: sc.name, WaitLock: true})
+		if err != nil {
+			s.Abort()
+			return nil, fmt.Errorf("opening the dataset's part for %s: %w", tps[i], err)
+		}
+		sc.ds = ds
+		s.scopes = append(s.scopes, sc)
+		if e := ds.Manifest().Sources[in.ID]; e != nil {
+			sc.position = e.Position.End
+			for _, k := range e.Keys {
+				key, line := splitKey(k)
+				sc.keys[key] = line
+				if h, ok := strings.CutPrefix(key, "c:"); ok {
+					if sc.replay == nil {
+						sc.replay = &replayDone{convs: map[string]int64{}}
+					}
+					sc.replay.convs[h] = line
+					sc.replay.maxLine = max(sc.replay.maxLine, line)
+				}
+			}
+		}
+		txn, err := ds.Begin("", cfg.Now())
+		if err != nil {
+			s.Abort()
+			return nil, err
+		}
+		sc.txn = txn
+		sc.ex = dataset.NewTable[schema.Exchange](txn, "exchanges", func(e *schema.Exchange) time.Time { return e.StartedAt }, roll)
+		sc.q = dataset.NewTable[schema.Quarantine](txn, "quarantine", func(q *schema.Quarantine) time.Time { return q.ObservedAt }, roll)
+		s.byName[in.Name] = sc
+		s.byID[in.ID] = sc
+	}
+	return s, nil
+}
+
+// Keys are stored as "<key> <line>".
+func joinKey(key string, line int64) string { return key + " " + strconv.FormatInt(line, 10) }
+
+func splitKey(s string) (string, int64) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ' ' {
+			n, _ := strconv.ParseInt(s[i+1:], 10, 64)
+			return s[:i], n
+		}
+	}
+	return s, 0
+}
+
+func (s *kafkaSink) scopeOf(in *Input) (*kafkaScope, error) {
+	sc := s.byName[in.Name]
+	if sc == nil {
+		return nil, fmt.Errorf("kafka sink: rows of %s, which this consumer does not own (a bug)", in.Name)
+	}
+	if in != sc.in {
+		sc.pairs[in.ID] = true
+	}
+	return sc, nil
+}
+
+func stem(tp kafkasrc.TopicPartition, line int64) string {
+	return tp.Topic + "+" + strconv.Itoa(tp.Partition) + "+" + strconv.FormatInt(line, 10)
+}
+
+func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.Exchange) error {
+	sc, err := s.scopeOf(in)
+	if err != nil {
+		return err
+	}
+	keep := rows[:0:0]
+	for i := range rows {
+		if _, dup := sc.keys[rows[i].ExchangeID]; dup {
+			continue
+		}
+		keep = append(keep, rows[i])
+	}
+	if n := len(rows) - len(keep); n > 0 {
+		s.dropped(n)
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	if err := sc.ex.Write(dataset.Source{ID: in.ID, Stem: stem(sc.tp, keep[0].SourceLine)}, keep); err != nil {
+		return err
+	}
+	for i := range keep {
+		sc.keys[keep[i].ExchangeID] = keep[i].SourceLine
+	}
+	return nil
+}
+
+func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.Quarantine) error {
+	sc, err := s.scopeOf(in)
+	if err != nil {
+		return err
+	}
+	keep := rows[:0:0]
+	for i := range rows {
+		if _, dup := sc.keys[quarKey(&rows[i])]; dup {
+			continue
+		}
+		keep = append(keep, rows[i])
+	}
+	if n := len(rows) - len(keep); n > 0 {
+		s.dropped(n)
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	if err := sc.q.Write(dataset.Source{ID: in.ID, Stem: stem(sc.tp, keep[0].Line)}, keep); err != nil {
+		return err
+	}
+	for i := range keep {
+		sc.keys[quarKey(&keep[i])] = keep[i].Line
+	}
+	return nil
+}
+
+// quarKey identifies a quarantine row of a partition: its offset and
+// reason (a message yields at most a few).
+func quarKey(q *schema.Quarantine) string {
+	return "q:" + strconv.FormatInt(q.Line, 10) + ":" + q.Reason + ":" + strconv.FormatInt(q.Bytes, 10)
+}
+
+func (s *kafkaSink) dropped(n int) {
+	s.sum.Deduplicated += int64(n)
+	if s.dups != nil {
+		s.dups(n)
+	}
+}
+
+// Commit publishes, per scope, the rows of the inputs named, records the
+// position each is durable to and the keys of rows written past it, and
+// (with an object store) uploads the files and then the scope's manifest.
+// The final commit also closes the scopes.
+func (s *kafkaSink) Commit(ctx context.Context, inputs []*Input, final bool) error {
+	named := map[*kafkaScope]bool{}
+	for _, in := range inputs {
+		if sc := s.byName[in.Name]; sc != nil {
+			named[sc] = true
+		}
+	}
+	var errs []error
+	for _, sc := range s.scopes {
+		if !named[sc] {
+			continue
+		}
+		if err := s.commitScope(ctx, sc); err != nil {
+			errs = append(errs, err)
+			break // the caller aborts; later scopes keep what they had
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if !final {
+		return nil
+	}
+	for _, sc := range s.scopes {
+		errs = append(errs, sc.txn.Close(), sc.ds.Close())
+	}
+	s.scopes = nil
+	return errors.Join(errs...)
+}
+
+func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
+	pos := sc.in.commitAt.Load()
+	if pos < sc.position {
+		pos = sc.position // nothing new is durable: the position stands
+	}
+	var keys []string
+	for k, line := range sc.keys {
+		if line < pos {
+			delete(sc.keys, k) // its conversation started before the position: never replayed
+			continue
+		}
+		keys = append(keys, joinKey(k, line))
+	}
+	sort.Strings(keys)
+	states := []dataset.SourceState{{ID: sc.in.ID, Append: true, Keys: keys,
+		Position: dataset.Position{Unit: "offset", Start: 0, End: pos}}}
+	var pairIDs []string
+	for id := range sc.pairs {
+		pairIDs = append(pairIDs, id)
+	}
+	sort.Strings(pairIDs)
+	for _, id := range pairIDs {
+		states = append(states, dataset.SourceState{ID: id, Append: true})
+	}
+	files, err := sc.txn.Commit(states)
+	if err != nil {
+		return err
+	}
+	sc.position = pos
+	for _, f := range files {
+		p := sc.ds.Path(f.Path)
+		switch f.Table {
+		case "exchanges":
+			s.sum.ExchangeFiles = append(s.sum.ExchangeFiles, p)
+		case "quarantine":
+			s.sum.QuarantineOut = append(s.sum.QuarantineOut, p)
+		}
+	}
+	if s.publish != nil {
+		return s.publish(ctx, sc, files)
+	}
+	return nil
+}
+
+func (s *kafkaSink) Abort() {
+	for _, sc := range s.scopes {
+		if sc.txn != nil {
+			sc.txn.Abort()
+		}
+		sc.ds.Close()
+	}
+	s.scopes = nil
+}
