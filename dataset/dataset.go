@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -18,12 +19,30 @@ type Options struct {
 	// WaitLock makes Open wait for another writer to release the dataset
 	// (until the context ends) instead of failing at once.
 	WaitLock bool
+	// Scope, when set, opens one scope of the dataset: a writer that
+	// shares the dataset with the writers of other scopes (Kafka consumers
+	// of one group, each owning some partitions), with its own lock,
+	// manifest and staging area (see the package documentation, "Scopes").
+	// Letters, digits, '.', '_', '-' and '+', at most 150, not "." or "..".
+	// Empty: the whole dataset, exclusively.
+	Scope string
 }
 
-// Dataset is an open, exclusively locked dataset directory.
+var scopeRE = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,150}$`)
+
+// ValidScope reports why scope is not a valid scope name, or nil.
+func ValidScope(scope string) error {
+	if !scopeRE.MatchString(scope) || scope == "." || scope == ".." {
+		return fmt.Errorf("invalid dataset scope %q: use at most 150 letters, digits, '.', '_', '-' and '+' (not \".\" or \"..\")", scope)
+	}
+	return nil
+}
+
+// Dataset is an open, locked dataset directory, or one scope of it.
 type Dataset struct {
-	dir  string // absolute
-	lock *os.File
+	dir   string // absolute
+	scope string // "" for the whole dataset
+	locks heldLocks
 
 	mu       sync.Mutex
 	manifest *Manifest
@@ -38,6 +57,12 @@ type Holder struct {
 	Since time.Time `json:"since"`
 }
 
+// ScopeHolder is the holder of one scope's lock.
+type ScopeHolder struct {
+	Scope string
+	Holder
+}
+
 // ErrLocked is matched (errors.Is) by the error Open returns when another
 // writer holds the dataset.
 var ErrLocked = errors.New("dataset is locked by another writer")
@@ -45,15 +70,44 @@ var ErrLocked = errors.New("dataset is locked by another writer")
 // LockedError is the error of an Open that found the dataset locked.
 type LockedError struct {
 	Dataset string
-	Holder  Holder // zero when the lock file could not be read
+	// Scope is the scope whose lock another writer holds; "" when the
+	// Open could not take the dataset's own lock.
+	Scope  string
+	Holder Holder // zero when the lock file could not be read, or Scoped
+	// Scoped says that an Open without scope found the dataset held by
+	// scoped writers (Kafka consumers). Writers lists those whose scope's
+	// lock file names a holder that may be alive.
+	Scoped  bool
+	Writers []ScopeHolder
+}
+
+func (h Holder) String() string {
+	if h.PID == 0 {
+		return "another mcptrace process"
+	}
+	return fmt.Sprintf("mcptrace pid %d on host %s since %s", h.PID, h.Host, h.Since.Format(time.RFC3339))
 }
 
 func (e *LockedError) Error() string {
-	who := "another mcptrace process"
-	if e.Holder.PID != 0 {
-		who = fmt.Sprintf("mcptrace pid %d on host %s since %s", e.Holder.PID, e.Holder.Host, e.Holder.Since.Format(time.RFC3339))
+	switch {
+	case e.Scoped:
+		msg := fmt.Sprintf("dataset %s is being written by Kafka consumers (scoped writers)", e.Dataset)
+		var ws []string
+		for i, w := range e.Writers {
+			if i == 3 {
+				ws = append(ws, fmt.Sprintf("and %d more", len(e.Writers)-i))
+				break
+			}
+			ws = append(ws, fmt.Sprintf("scope %s by %s", w.Scope, w.Holder))
+		}
+		if len(ws) > 0 {
+			msg += ": " + strings.Join(ws, ", ")
+		}
+		return msg + "; wait for them to stop, or pass -wait-lock to wait"
+	case e.Scope != "":
+		return fmt.Sprintf("scope %s of dataset %s is being written by %s: wait for it to finish, or pass -wait-lock to wait", e.Scope, e.Dataset, e.Holder)
 	}
-	return fmt.Sprintf("dataset %s is being written by %s: wait for it to finish, or pass -wait-lock to wait", e.Dataset, who)
+	return fmt.Sprintf("dataset %s is being written by %s: wait for it to finish, or pass -wait-lock to wait", e.Dataset, e.Holder)
 }
 
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
@@ -65,7 +119,17 @@ func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 // directories are removed. Another writer holding the lock makes Open fail
 // at once with a *LockedError, or, with opt.WaitLock, wait for it until ctx
 // ends.
+//
+// With opt.Scope, Open opens that scope: it shares the dataset's lock with
+// the other scopes' writers, takes the scope's own exclusively, and
+// recovers only the scope's manifest and staging area (nothing in the
+// tables' directories is swept: other scopes write there meanwhile).
 func Open(ctx context.Context, dir string, opt Options) (*Dataset, error) {
+	if opt.Scope != "" {
+		if err := ValidScope(opt.Scope); err != nil {
+			return nil, fmt.Errorf("dataset %s: %w", dir, err)
+		}
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", dir, err)
@@ -73,17 +137,41 @@ func Open(ctx context.Context, dir string, opt Options) (*Dataset, error) {
 	if err := mkdirAll(filepath.Join(abs, metaDir)); err != nil {
 		return nil, fmt.Errorf("cannot create the dataset %s: %w", abs, err)
 	}
-	lock, err := lockDataset(ctx, abs, opt.WaitLock)
+	locks, err := lockDataset(ctx, abs, opt.Scope, opt.WaitLock)
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{dir: abs, lock: lock}
+	d := &Dataset{dir: abs, scope: opt.Scope, locks: locks}
 	if err := d.recover(); err != nil {
-		unlockDataset(lock)
+		unlockDataset(locks)
 		return nil, err
 	}
 	return d, nil
 }
+
+// Scope returns the scope the dataset was opened with ("" for the whole
+// dataset).
+func (d *Dataset) Scope() string { return d.scope }
+
+// name is how errors name the dataset: "DIR", or "DIR (scope S)".
+func (d *Dataset) name() string {
+	if d.scope == "" {
+		return d.dir
+	}
+	return d.dir + " (scope " + d.scope + ")"
+}
+
+// metaPath is the directory of this writer's manifest and staging area:
+// DIR/.mcptrace, or DIR/.mcptrace/scopes/SCOPE.
+func (d *Dataset) metaPath() string {
+	if d.scope == "" {
+		return filepath.Join(d.dir, metaDir)
+	}
+	return filepath.Join(d.dir, metaDir, scopesDir, d.scope)
+}
+
+func (d *Dataset) manifestPath() string { return filepath.Join(d.metaPath(), manifestFile) }
+func (d *Dataset) stagingPath() string  { return filepath.Join(d.metaPath(), stagingDir) }
 
 // Dir returns the dataset's absolute directory.
 func (d *Dataset) Dir() string { return d.dir }
@@ -92,7 +180,8 @@ func (d *Dataset) Dir() string { return d.dir }
 // into a path on this system.
 func (d *Dataset) Path(rel string) string { return filepath.Join(d.dir, filepath.FromSlash(rel)) }
 
-// Manifest returns a copy of the dataset's manifest as of the last commit.
+// Manifest returns a copy of the dataset's manifest as of the last commit:
+// with a scope, the scope's own (ReadManifest gives the union of all).
 func (d *Dataset) Manifest() *Manifest {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -114,34 +203,38 @@ func (d *Dataset) Close() error {
 		return nil
 	}
 	d.closed = true
-	if err := unlockDataset(d.lock); err != nil {
-		return fmt.Errorf("releasing the lock of dataset %s: %w", d.dir, err)
+	if err := unlockDataset(d.locks); err != nil {
+		return fmt.Errorf("releasing the lock of dataset %s: %w", d.name(), err)
 	}
 	return nil
 }
 
 func (d *Dataset) recover() error {
-	m, err := ReadManifest(d.dir)
+	m, err := readManifestFile(d.manifestPath())
 	if err != nil {
 		return err
 	}
 	d.manifest = m
 	if m.Pending != nil {
 		if err := d.apply(m.Pending, nil); err != nil {
-			return fmt.Errorf("dataset %s: finishing the interrupted commit of run %s: %w", d.dir, m.Pending.RunID, err)
+			return fmt.Errorf("dataset %s: finishing the interrupted commit of run %s: %w", d.name(), m.Pending.RunID, err)
 		}
 		m.Pending = nil
-		if err := writeManifest(d.dir, m); err != nil {
-			return fmt.Errorf("dataset %s: finishing the interrupted commit: %w", d.dir, err)
+		if err := writeManifest(d.manifestPath(), m); err != nil {
+			return fmt.Errorf("dataset %s: finishing the interrupted commit: %w", d.name(), err)
 		}
 	}
-	// Staging areas of crashed or aborted runs: no run is alive, we hold
-	// the lock.
-	staging := filepath.Join(d.dir, metaDir, stagingDir)
-	if err := os.RemoveAll(staging); err != nil {
-		return fmt.Errorf("dataset %s: removing the staging area of a crashed run: %w", d.dir, err)
+	// Staging areas of crashed or aborted runs: no run of this writer (the
+	// dataset, or the scope) is alive, we hold its lock.
+	if err := os.RemoveAll(d.stagingPath()); err != nil {
+		return fmt.Errorf("dataset %s: removing the staging area of a crashed run: %w", d.name(), err)
 	}
-	os.Remove(filepath.Join(d.dir, metaDir, "."+manifestFile+".tmp"))
+	os.Remove(filepath.Join(d.metaPath(), "."+manifestFile+".tmp"))
+	if d.scope != "" {
+		// Other scopes write in the tables' directories meanwhile: a
+		// temporary file there may be theirs.
+		return nil
+	}
 	return d.sweep()
 }
 
@@ -204,10 +297,7 @@ func (d *Dataset) apply(p *Pending, after func(i int) error) error {
 	i := 0
 	for _, r := range p.Renames {
 		from, to := d.Path(r.From), d.Path(r.To)
-		if err := mkdirAll(filepath.Dir(to)); err != nil {
-			return err
-		}
-		if err := rename(from, to); err != nil {
+		if err := renameInto(from, to); err != nil {
 			if _, serr := os.Stat(from); errors.Is(serr, fs.ErrNotExist) {
 				if _, terr := os.Stat(to); terr == nil {
 					err = nil // done before a crash
@@ -247,12 +337,14 @@ func (d *Dataset) apply(p *Pending, after func(i int) error) error {
 	}
 	sort.Strings(dirs)
 	parents := map[string]bool{}
+	// A directory may be gone: the staging area of a run that finished
+	// before a crash, or, with scopes, a dt= directory that another
+	// scope's commit found empty and removed (then nothing of ours is in
+	// it).
 	for _, dir := range dirs {
 		if !strings.HasPrefix(filepath.Base(dir), "dt=") {
-			if _, err := os.Stat(dir); err == nil {
-				if err := syncDir(dir); err != nil {
-					return err
-				}
+			if err := syncDirIfExists(dir); err != nil {
+				return err
 			}
 			continue
 		}
@@ -260,18 +352,35 @@ func (d *Dataset) apply(p *Pending, after func(i int) error) error {
 		if removeIfEmpty(dir) {
 			continue
 		}
-		if _, err := os.Stat(dir); err == nil {
-			if err := syncDir(dir); err != nil {
-				return err
-			}
+		if err := syncDirIfExists(dir); err != nil {
+			return err
 		}
 	}
 	for parent := range parents {
-		if _, err := os.Stat(parent); err == nil {
-			if err := syncDir(parent); err != nil {
-				return err
-			}
+		if err := syncDirIfExists(parent); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// renameInto renames from to to, creating to's directory. Scopes share
+// the tables' dt= directories, and a commit removes the ones it leaves
+// empty (see apply): when one goes between our mkdir and our rename, the
+// rename fails with ENOENT while from is still there; then the directory
+// is made again and the rename retried. rmdir only removes an empty
+// directory, so once our file is in it, it stays.
+func renameInto(from, to string) error {
+	for attempt := 0; ; attempt++ {
+		if err := mkdirAll(filepath.Dir(to)); err != nil {
+			return err
+		}
+		err := rename(from, to)
+		if err == nil || attempt == 100 || !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if _, serr := os.Stat(from); serr != nil {
+			return err // the staged file is gone: the caller knows what that means
+		}
+	}
 }

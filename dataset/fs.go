@@ -83,8 +83,18 @@ func syncDir(dir string) error {
 	return err
 }
 
+// syncDirIfExists is syncDir for a directory that may be gone.
+func syncDirIfExists(dir string) error {
+	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // mkdirAll creates dir and its missing parents, and fsyncs the parent of
-// every directory it created so the new entries survive a crash.
+// every directory it created so the new entries survive a crash. A
+// directory that another process created meanwhile gets the same fsync:
+// the caller's file may be in it before that process's fsync.
 func mkdirAll(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil
@@ -97,7 +107,7 @@ func mkdirAll(dir string) error {
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil
+			return syncDir(parent)
 		}
 		return fmt.Errorf("creating directory %s: %w", dir, err)
 	}

@@ -92,7 +92,7 @@ func run(t testing.TB, dir, runID string, pol RollPolicy, bySource map[string][]
 }
 
 // snapshot lists every file and directory under dir with a hash of each
-// file's bytes; the lock file is left out (it records the last holder).
+// file's bytes; lock files are left out (they record the last holder).
 func snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -101,7 +101,7 @@ func snapshot(t testing.TB, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if rel == filepath.Join(metaDir, lockFile) {
+		if strings.HasPrefix(rel, metaDir+string(filepath.Separator)) && e.Name() == lockFile && !e.IsDir() {
 			return nil
 		}
 		if e.IsDir() {

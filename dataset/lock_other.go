@@ -8,8 +8,12 @@ import (
 	"os"
 )
 
-func lockDataset(ctx context.Context, dir string, wait bool) (*os.File, error) {
-	return nil, fmt.Errorf("dataset %s: locking is only implemented on Unix systems", dir)
+type heldLocks struct {
+	main, scope *os.File
 }
 
-func unlockDataset(f *os.File) error { return f.Close() }
+func lockDataset(ctx context.Context, dir, scope string, wait bool) (heldLocks, error) {
+	return heldLocks{}, fmt.Errorf("dataset %s: locking is only implemented on Unix systems", dir)
+}
+
+func unlockDataset(l heldLocks) error { return nil }

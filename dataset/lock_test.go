@@ -17,8 +17,12 @@ const holdEnv = "MCPTRACE_DATASET_TEST_HOLD"
 
 // TestMain lets the test binary act as a second process holding a
 // dataset's lock: with holdEnv set it opens that dataset, says so on
-// stdout and waits to be killed.
+// stdout and waits to be killed. With scopeHelperEnv set it is a scoped
+// writer (scope_test.go).
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(scopeHelperEnv); spec != "" {
+		os.Exit(scopeHelper(spec))
+	}
 	if dir := os.Getenv(holdEnv); dir != "" {
 		d, err := Open(context.Background(), dir, Options{})
 		if err != nil {

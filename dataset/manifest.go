@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -21,11 +22,21 @@ const (
 	lockFile     = "lock"
 	manifestFile = "manifest.json"
 	stagingDir   = "staging"
+	scopesDir    = "scopes"
 	// emptyDT and emptyName place a table's zero-row file: see the package
-	// documentation, "Empty tables".
+	// documentation, "Empty tables" (a scope's is "empty-SCOPE.parquet").
 	emptyDT   = "1970-01-01"
 	emptyName = "empty.parquet"
 )
+
+// emptyFileName is the name of the zero-row file of a table without data
+// of the writer of scope ("" for the whole dataset).
+func emptyFileName(scope string) string {
+	if scope == "" {
+		return emptyName
+	}
+	return "empty-" + scope + ".parquet"
+}
 
 // Manifest is the dataset's record of what it holds: for each source, the
 // files that hold its rows and how far it was read. Its JSON form is
@@ -101,11 +112,129 @@ func newManifest() *Manifest {
 }
 
 // ReadManifest reads the manifest of the dataset at dir without taking its
-// lock (for readers such as analyze). A directory without a manifest gives
-// an empty manifest. When Pending is set, a commit is being applied (or
-// was interrupted) and the directory may not yet match the manifest.
+// lock (for readers such as analyze): the dataset's own and, when scoped
+// writers have written it, the union with every scope's (see
+// ReadScopes). A directory without a manifest gives an empty manifest.
+//
+// In the union, Sources and Tables are the union of all (scopes' sources
+// have distinct identities; should one appear in several manifests, its
+// files are merged and its position, keys and run are those of its latest
+// run), EmptyFile names one zero-row file of a table that has no data file
+// in any of them, and Pending merges the pending operations of all. When
+// Pending is set, a commit is being applied (or was interrupted) and the
+// directory may not yet match the manifest. Each manifest is read as one
+// writer left it at a commit; the union is not one instant of the whole
+// dataset when scoped writers are committing meanwhile.
 func ReadManifest(dir string) (*Manifest, error) {
-	path := filepath.Join(dir, metaDir, manifestFile)
+	m, err := readManifestFile(filepath.Join(dir, metaDir, manifestFile))
+	if err != nil {
+		return nil, err
+	}
+	scopes, err := ReadScopes(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(scopes) == 0 {
+		return m, nil
+	}
+	parts := []*Manifest{m}
+	for _, s := range scopes {
+		sm, err := readManifestFile(scopeManifestPath(dir, s))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, sm)
+	}
+	return union(parts), nil
+}
+
+// ReadScopes returns the scopes of the dataset at dir (those a scoped Open
+// has created, whether or not they have committed), sorted.
+func ReadScopes(dir string) ([]string, error) {
+	path := filepath.Join(dir, metaDir, scopesDir)
+	ents, err := os.ReadDir(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the scopes of dataset %s: %w", dir, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && ValidScope(e.Name()) == nil {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func scopeManifestPath(dir, scope string) string {
+	return filepath.Join(dir, metaDir, scopesDir, scope, manifestFile)
+}
+
+// union merges manifests read for the occasion (it takes their maps).
+func union(parts []*Manifest) *Manifest {
+	u := newManifest()
+	var pending []*Pending
+	for _, p := range parts {
+		for id, s := range p.Sources {
+			e := u.Sources[id]
+			if e == nil {
+				u.Sources[id] = s
+				continue
+			}
+			// One identity in two manifests: the files of both, the
+			// rest as its latest run left it.
+			files := map[string][]FileEntry{}
+			for _, from := range []*SourceEntry{e, s} {
+				for t, fs := range from.Files {
+					files[t] = append(files[t], fs...)
+				}
+			}
+			for _, fs := range files {
+				sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
+			}
+			if s.RunTime.After(e.RunTime) {
+				*e = *s
+			}
+			e.Files = files
+		}
+		for name, t := range p.Tables {
+			if u.Tables[name] == nil {
+				u.Tables[name] = &TableEntry{}
+			}
+			if u.Tables[name].Empty == "" {
+				u.Tables[name].Empty = t.Empty
+			}
+		}
+		if p.Pending != nil {
+			pending = append(pending, p.Pending)
+		}
+	}
+	for _, s := range u.Sources {
+		for name, fs := range s.Files {
+			if t := u.Tables[name]; t != nil && len(fs) > 0 {
+				t.Empty = ""
+			}
+		}
+	}
+	if len(pending) > 0 {
+		var runs []string
+		u.Pending = &Pending{}
+		for _, p := range pending {
+			runs = append(runs, p.RunID)
+			u.Pending.Renames = append(u.Pending.Renames, p.Renames...)
+			u.Pending.Deletes = append(u.Pending.Deletes, p.Deletes...)
+		}
+		u.Pending.RunID = strings.Join(runs, ",")
+	}
+	return u
+}
+
+// readManifestFile reads one manifest (the dataset's or a scope's); a
+// missing file gives an empty manifest.
+func readManifestFile(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newManifest(), nil
@@ -129,12 +258,12 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-func writeManifest(dir string, m *Manifest) error {
+func writeManifest(path string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encoding the manifest of %s: %w", dir, err)
+		return fmt.Errorf("encoding the manifest %s: %w", path, err)
 	}
-	return writeFileDurable(filepath.Join(dir, metaDir, manifestFile), append(b, '\n'))
+	return writeFileDurable(path, append(b, '\n'))
 }
 
 // clone returns a deep copy.

@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -74,22 +75,22 @@ func (d *Dataset) Begin(runID string, runTime time.Time) (*Txn, error) {
 		runID = fmt.Sprintf("run-%s-%d", runTime.UTC().Format("20060102T150405Z"), os.Getpid())
 	}
 	if !runIDRE.MatchString(runID) {
-		return nil, fmt.Errorf("dataset %s: invalid run id %q (letters, digits, '.', '_', '-')", d.dir, runID)
+		return nil, fmt.Errorf("dataset %s: invalid run id %q (letters, digits, '.', '_', '-')", d.name(), runID)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return nil, fmt.Errorf("dataset %s is closed", d.dir)
+		return nil, fmt.Errorf("dataset %s is closed", d.name())
 	}
 	if d.txn != nil {
-		return nil, fmt.Errorf("dataset %s: run %s is still open: commit or abort it first", d.dir, d.txn.id)
+		return nil, fmt.Errorf("dataset %s: run %s is still open: commit or abort it first", d.name(), d.txn.id)
 	}
-	staging := filepath.Join(d.dir, metaDir, stagingDir, runID)
+	staging := filepath.Join(d.stagingPath(), runID)
 	if _, err := os.Stat(staging); err == nil {
-		return nil, fmt.Errorf("dataset %s: staging area %s exists: run ids must be unique", d.dir, staging)
+		return nil, fmt.Errorf("dataset %s: staging area %s exists: run ids must be unique", d.name(), staging)
 	}
 	if err := mkdirAll(staging); err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", d.dir, err)
+		return nil, fmt.Errorf("dataset %s: %w", d.name(), err)
 	}
 	t := &Txn{d: d, id: runID, runTime: runTime.UTC(), staging: staging, committed: map[string]bool{}}
 	d.txn = t
@@ -98,6 +99,68 @@ func (d *Dataset) Begin(runID string, runTime time.Time) (*Txn, error) {
 
 // ID returns the run id.
 func (t *Txn) ID() string { return t.id }
+
+// stagingRel is the staging area relative to the dataset, slash-separated.
+func (t *Txn) stagingRel() string {
+	rel, _ := filepath.Rel(t.d.dir, t.staging)
+	return filepath.ToSlash(rel)
+}
+
+// checkForeign refuses new final paths that belong to another writer of
+// the dataset. Without scope, the other writers are the scopes, which the
+// exclusive lock keeps out meanwhile: their manifests are exact. With a
+// scope, the other scopes commit concurrently, so what counts is the file
+// system: a path that exists and is not one of own (the scope's files in
+// its manifest, replaced ones included) is another scope's, the unscoped
+// writer's, or not mcptrace's; it is never overwritten. (Two scopes that
+// publish one new name at the same instant both pass: scopes must give
+// their sources distinct stems, see Source.Stem.)
+func (d *Dataset) checkForeign(paths map[string]bool, own map[string]string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if d.scope == "" {
+		scopes, err := ReadScopes(d.dir)
+		if err != nil {
+			return err
+		}
+		for _, s := range scopes {
+			sm, err := readManifestFile(scopeManifestPath(d.dir, s))
+			if err != nil {
+				return err
+			}
+			live := sm.livePaths()
+			for p := range paths {
+				if id, ok := live[p]; ok {
+					return fmt.Errorf("dataset %s: the new file %s would overwrite a file of scope %s (source %q): give the sources distinct stems", d.dir, p, s, id)
+				}
+			}
+		}
+		return nil
+	}
+	var names []string
+	for p := range paths {
+		if _, ok := own[p]; ok {
+			continue
+		}
+		if _, err := os.Lstat(d.Path(p)); err == nil {
+			names = append(names, p)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	whose := "not a file of this scope"
+	if u, err := ReadManifest(d.dir); err == nil {
+		for _, f := range u.Files(strings.SplitN(names[0], "/", 2)[0]) {
+			if f.Path == names[0] {
+				whose = fmt.Sprintf("a file of source %q of another writer", f.Source)
+			}
+		}
+	}
+	return fmt.Errorf("dataset %s: the new file %s would overwrite %s, which is %s: the stems of a scope's sources must name the scope (Kafka: topic and partition)", d.name(), names[0], d.Path(names[0]), whose)
+}
 
 func (t *Txn) register(h tableHandle) error {
 	t.mu.Lock()
@@ -118,7 +181,7 @@ func (t *Txn) usable() error {
 		return t.broken
 	}
 	if t.ended {
-		return fmt.Errorf("dataset %s: run %s has ended", t.d.dir, t.id)
+		return fmt.Errorf("dataset %s: run %s has ended", t.d.name(), t.id)
 	}
 	return nil
 }
@@ -143,16 +206,16 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 		return nil, t.broken
 	}
 	if t.ended {
-		return nil, fmt.Errorf("dataset %s: run %s has ended", t.d.dir, t.id)
+		return nil, fmt.Errorf("dataset %s: run %s has ended", t.d.name(), t.id)
 	}
 	d := t.d
 	named := map[string]bool{}
 	for _, s := range sources {
 		if s.ID == "" {
-			return nil, fmt.Errorf("dataset %s: commit of a source without identity", d.dir)
+			return nil, fmt.Errorf("dataset %s: commit of a source without identity", d.name())
 		}
 		if named[s.ID] {
-			return nil, fmt.Errorf("dataset %s: source %s named twice in one commit", d.dir, s.ID)
+			return nil, fmt.Errorf("dataset %s: source %s named twice in one commit", d.name(), s.ID)
 		}
 		named[s.ID] = true
 	}
@@ -208,15 +271,19 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 		}
 	}
 	// A new file may take the name of a replaced file of its own source;
-	// never that of a file that stays.
-	stays := old.livePaths()
+	// never that of a file that stays, nor one of another writer.
+	own := old.livePaths()
+	stays := maps.Clone(own)
 	for _, r := range replaced {
 		delete(stays, r)
 	}
 	for path := range newFinal {
 		if owner, ok := stays[path]; ok {
-			return nil, fmt.Errorf("dataset %s: the new file %s would overwrite a file of source %q that stays: give the sources distinct stems", d.dir, path, owner)
+			return nil, fmt.Errorf("dataset %s: the new file %s would overwrite a file of source %q that stays: give the sources distinct stems", d.name(), path, owner)
 		}
+	}
+	if err := d.checkForeign(newFinal, own); err != nil {
+		return nil, err
 	}
 	for _, r := range replaced {
 		if !newFinal[r] {
@@ -240,8 +307,8 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 			m.Tables[name] = &TableEntry{}
 		}
 		if !hasData[name] && m.Tables[name].Empty == "" {
-			rel := path.Join(name, "dt="+emptyDT, emptyName)
-			staged := path.Join(metaDir, stagingDir, t.id, ".empty", name, emptyName)
+			rel := path.Join(name, "dt="+emptyDT, emptyFileName(d.scope))
+			staged := path.Join(t.stagingRel(), ".empty", name, emptyFileName(d.scope))
 			if err := tb.writeEmpty(d.Path(staged)); err != nil {
 				return nil, err
 			}
@@ -262,7 +329,7 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 	// The staged files' directory entries must survive a crash from the
 	// commit point on: the pending renames name them.
 	syncs := map[string]bool{}
-	meta := filepath.Join(d.dir, metaDir)
+	meta := d.metaPath()
 	for _, r := range p.Renames {
 		for dir := filepath.Dir(d.Path(r.From)); dir != meta && len(dir) > len(meta); dir = filepath.Dir(dir) {
 			syncs[dir] = true
@@ -284,7 +351,7 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 
 	// The commit point: the manifest with its pending operations.
 	m.Pending = p
-	if err := writeManifest(d.dir, m); err != nil {
+	if err := writeManifest(d.manifestPath(), m); err != nil {
 		for _, s := range emptyStaged {
 			os.Remove(d.Path(s))
 		}
@@ -304,12 +371,12 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 		after = fault.applied
 	}
 	if err := d.apply(p, after); err != nil {
-		t.broken = fmt.Errorf("dataset %s: the commit of run %s is recorded but not fully applied (%w): the next run finishes it on open: %w", d.dir, t.id, err, ErrUnfinished)
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is recorded but not fully applied (%w): the next run finishes it on open: %w", d.name(), t.id, err, ErrUnfinished)
 		return nil, t.broken
 	}
 	m.Pending = nil
-	if err := writeManifest(d.dir, m); err != nil {
-		t.broken = fmt.Errorf("dataset %s: the commit of run %s is applied but its manifest could not be finalised (%w): the next run finishes it on open: %w", d.dir, t.id, err, ErrUnfinished)
+	if err := writeManifest(d.manifestPath(), m); err != nil {
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is applied but its manifest could not be finalised (%w): the next run finishes it on open: %w", d.name(), t.id, err, ErrUnfinished)
 		return nil, t.broken
 	}
 	d.mu.Lock()
@@ -334,7 +401,7 @@ func (t *Txn) Close() error {
 		return err
 	}
 	if len(lost) > 0 {
-		return fmt.Errorf("dataset %s: run %s ended with rows of %s staged but not committed; they were discarded", t.d.dir, t.id, strings.Join(lost, ", "))
+		return fmt.Errorf("dataset %s: run %s ended with rows of %s staged but not committed; they were discarded", t.d.name(), t.id, strings.Join(lost, ", "))
 	}
 	return nil
 }
@@ -368,10 +435,10 @@ func (t *Txn) end() ([]string, error) {
 		return ids, nil
 	}
 	if err := os.RemoveAll(t.staging); err != nil {
-		return ids, fmt.Errorf("dataset %s: removing the staging area %s: %w", t.d.dir, t.staging, err)
+		return ids, fmt.Errorf("dataset %s: removing the staging area %s: %w", t.d.name(), t.staging, err)
 	}
 	if removeIfEmpty(filepath.Dir(t.staging)) {
-		syncDir(filepath.Join(t.d.dir, metaDir))
+		syncDir(t.d.metaPath())
 	} else {
 		syncDir(filepath.Dir(t.staging))
 	}
