@@ -51,30 +51,26 @@ package kafkasrc
 // (-kafka-tls-server-name), a missing client certificate (-kafka-tls-cert),
 // a refused login (-kafka-sasl-*), a TLS/plain-text mismatch (-kafka-tls).
 //
-// SCRAM is implemented here on the standard library (RFC 5802 / RFC 7677),
-// like Kafka's own Java client: the password is used as its UTF-8 bytes,
-// without SASLprep, and the broker's final signature is verified, so a server
-// that does not know the password is refused too.
+// SCRAM-SHA-256 and SCRAM-SHA-512 are kafka-go's sasl/scram mechanisms, built
+// on github.com/xdg-go/scram (RFC 5802 / RFC 7677): the user name and the
+// password are normalised with SASLprep (RFC 4013) before use, and the
+// broker's final signature is verified, so a server that does not know the
+// password is refused too. A user name or password that SASLprep refuses
+// (control characters, characters unassigned in Unicode 3.2 such as emoji)
+// is an error from SASL, Dialer and Transport, before any connection; the
+// error never shows the password.
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/pbkdf2"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/sha512"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"hash"
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -82,6 +78,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/segmentio/kafka-go/sasl/plain"
+	"github.com/segmentio/kafka-go/sasl/scram"
 )
 
 // EnvSASLPassword is the environment variable the SASL password is read from
@@ -284,11 +281,22 @@ func (s Security) SASL() (sasl.Mechanism, error) {
 	case SASLPlain:
 		return plain.Mechanism{Username: s.SASLUser, Password: s.password()}, nil
 	case SASLScramSHA256:
-		return scramMechanism{name: m, hash: sha256.New, user: s.SASLUser, pass: s.password()}, nil
+		return s.scram(scram.SHA256)
 	case SASLScramSHA512:
-		return scramMechanism{name: m, hash: sha512.New, user: s.SASLUser, pass: s.password()}, nil
+		return s.scram(scram.SHA512)
 	}
 	return nil, nil
+}
+
+// scram builds kafka-go's SCRAM mechanism. The only error is SASLprep
+// refusing the user name or the password; xdg-go/scram names the user in it
+// but never echoes the password or a character of it.
+func (s Security) scram(algo scram.Algorithm) (sasl.Mechanism, error) {
+	m, err := scram.Mechanism(algo, s.SASLUser, s.password())
+	if err != nil {
+		return nil, fmt.Errorf("-kafka-sasl-mechanism %s: %v (SASLprep, RFC 4013, refuses control characters, characters unassigned in Unicode 3.2 such as emoji, and mixed left-to-right/right-to-left text: fix -kafka-sasl-user or the password)", algo.Name(), err)
+	}
+	return m, nil
 }
 
 func (s Security) build() (*tls.Config, sasl.Mechanism, error) {
@@ -420,139 +428,4 @@ func (s Security) MarshalJSON() ([]byte, error) {
 		c.SASLPassword = "[REDACTED]"
 	}
 	return json.Marshal(c)
-}
-
-// scramMechanism is SCRAM-SHA-256 or SCRAM-SHA-512 (RFC 5802, RFC 7677)
-// without channel binding, as Kafka speaks it. It is immutable, so one value
-// serves concurrent connections; each Start begins a new exchange. (kafka-go's
-// own sasl/scram package needs github.com/xdg-go/scram, which is not among
-// this module's dependencies; this is the whole of what Kafka uses of it.)
-type scramMechanism struct {
-	name       string
-	hash       func() hash.Hash
-	user, pass string
-}
-
-func (m scramMechanism) Name() string { return m.name }
-
-func (m scramMechanism) Start(ctx context.Context) (sasl.StateMachine, []byte, error) {
-	sess := m.session(rand.Text()) // 26 base32 characters: printable, no ","
-	return sess, []byte("n,," + sess.clientFirstBare), nil
-}
-
-// session begins an exchange with the given client nonce (tests fix it).
-func (m scramMechanism) session(nonce string) *scramSession {
-	// RFC 5802 section 5.1: "=" and "," in the name are escaped.
-	user := strings.NewReplacer("=", "=3D", ",", "=2C").Replace(m.user)
-	return &scramSession{m: m, nonce: nonce, clientFirstBare: "n=" + user + ",r=" + nonce}
-}
-
-// Iteration counts a broker may ask for. Kafka accepts 4096 to 16384; fewer
-// would weaken the stored credential (a downgrade), and a huge count would
-// only burn CPU here.
-const (
-	scramMinIterations = 4096
-	scramMaxIterations = 1 << 20
-)
-
-type scramSession struct {
-	m               scramMechanism
-	nonce           string
-	clientFirstBare string
-	serverSignature []byte // expected in server-final, once client-final is sent
-	step            int
-}
-
-// scramAttrs parses "k=v,k=v" into a map; values may contain "=".
-func scramAttrs(msg string) (map[byte]string, error) {
-	attrs := make(map[byte]string)
-	for f := range strings.SplitSeq(msg, ",") {
-		if len(f) < 2 || f[1] != '=' {
-			return nil, fmt.Errorf("malformed attribute %q", f)
-		}
-		attrs[f[0]] = f[2:]
-	}
-	return attrs, nil
-}
-
-func (s *scramSession) Next(ctx context.Context, challenge []byte) (bool, []byte, error) {
-	switch s.step {
-	case 0:
-		s.step++
-		out, err := s.clientFinal(string(challenge))
-		if err != nil {
-			return false, nil, fmt.Errorf("%s: broker's first message: %w", s.m.name, err)
-		}
-		return false, out, nil
-	case 1:
-		s.step++
-		if err := s.verifyServerFinal(string(challenge)); err != nil {
-			return false, nil, fmt.Errorf("%s: broker's final message: %w", s.m.name, err)
-		}
-		return true, nil, nil
-	}
-	return false, nil, fmt.Errorf("%s: broker sent more messages than the exchange has", s.m.name)
-}
-
-func (s *scramSession) clientFinal(serverFirst string) ([]byte, error) {
-	attrs, err := scramAttrs(serverFirst)
-	if err != nil {
-		return nil, err
-	}
-	if e, ok := attrs['e']; ok {
-		return nil, fmt.Errorf("refused: %s", e)
-	}
-	if _, ok := attrs['m']; ok {
-		return nil, errors.New("asks for a mandatory extension this client does not know")
-	}
-	nonce, salt64, iter64 := attrs['r'], attrs['s'], attrs['i']
-	if !strings.HasPrefix(nonce, s.nonce) || len(nonce) == len(s.nonce) {
-		return nil, errors.New("the nonce does not extend ours: not a reply to this exchange")
-	}
-	salt, err := base64.StdEncoding.DecodeString(salt64)
-	if err != nil || len(salt) == 0 {
-		return nil, fmt.Errorf("salt %q is not base64", salt64)
-	}
-	iter, err := strconv.Atoi(iter64)
-	if err != nil || iter < scramMinIterations || iter > scramMaxIterations {
-		return nil, fmt.Errorf("iteration count %q is not between %d and %d", iter64, scramMinIterations, scramMaxIterations)
-	}
-	salted, err := pbkdf2.Key(s.m.hash, s.m.pass, salt, iter, s.m.hash().Size())
-	if err != nil {
-		return nil, fmt.Errorf("deriving the key: %w", err)
-	}
-	withoutProof := "c=biws,r=" + nonce // biws: base64("n,,"), no channel binding
-	authMessage := []byte(s.clientFirstBare + "," + serverFirst + "," + withoutProof)
-
-	clientKey := s.hmac(salted, []byte("Client Key"))
-	h := s.m.hash()
-	h.Write(clientKey)
-	storedKey := h.Sum(nil)
-	proof := s.hmac(storedKey, authMessage)
-	for i := range proof {
-		proof[i] ^= clientKey[i]
-	}
-	s.serverSignature = s.hmac(s.hmac(salted, []byte("Server Key")), authMessage)
-	return []byte(withoutProof + ",p=" + base64.StdEncoding.EncodeToString(proof)), nil
-}
-
-func (s *scramSession) verifyServerFinal(serverFinal string) error {
-	attrs, err := scramAttrs(serverFinal)
-	if err != nil {
-		return err
-	}
-	if e, ok := attrs['e']; ok {
-		return fmt.Errorf("refused: %s", e)
-	}
-	v, err := base64.StdEncoding.DecodeString(attrs['v'])
-	if err != nil || !hmac.Equal(v, s.serverSignature) {
-		return errors.New("the broker's signature does not match: it does not know this user's credentials (wrong broker, or someone in between)")
-	}
-	return nil
-}
-
-func (s *scramSession) hmac(key, msg []byte) []byte {
-	mac := hmac.New(s.m.hash, key)
-	mac.Write(msg)
-	return mac.Sum(nil)
 }

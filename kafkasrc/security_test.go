@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -575,62 +574,35 @@ func TestSecurityPasswordNeverRendered(t *testing.T) {
 	}
 }
 
-// RFC 7677 section 3: user "user", password "pencil", SCRAM-SHA-256.
-func TestSecuritySCRAMRFC7677Vector(t *testing.T) {
-	m := scramMechanism{name: SASLScramSHA256, hash: sha256.New, user: "user", pass: "pencil"}
-	sess := m.session("rOprNGfwEbeRWgbNEkqO")
-	if sess.clientFirstBare != "n=user,r=rOprNGfwEbeRWgbNEkqO" {
-		t.Fatalf("client-first-bare = %q", sess.clientFirstBare)
-	}
-	ctx := t.Context()
-	done, out, err := sess.Next(ctx, []byte("r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"))
-	if err != nil || done {
-		t.Fatalf("server-first: done=%v err=%v", done, err)
-	}
-	if want := "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="; string(out) != want {
-		t.Fatalf("client-final = %q\nwant           %q", out, want)
-	}
-	done, out, err = sess.Next(ctx, []byte("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="))
-	if err != nil || !done || out != nil {
-		t.Fatalf("server-final: done=%v out=%q err=%v", done, out, err)
-	}
-	if _, _, err := sess.Next(ctx, nil); err == nil {
-		t.Fatal("a third message was accepted")
-	}
-}
-
-func TestSecuritySCRAMRejectsBadBroker(t *testing.T) {
-	m := scramMechanism{name: SASLScramSHA256, hash: sha256.New, user: "us,er=", pass: secPassword}
-	const good = "r=abcdefXYZ,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
-	if got := m.session("abcdef").clientFirstBare; got != "n=us=2Cer=3D,r=abcdef" {
-		t.Errorf("escaped client-first-bare = %q", got)
-	}
-	for _, tc := range []struct{ name, first, final, want string }{
-		{"foreign nonce", "r=zzzzzzXYZ,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096", "", "nonce"},
-		{"nonce not extended", "r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096", "", "nonce"},
-		{"few iterations", "r=abcdefXYZ,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=1", "", "iteration"},
-		{"bad salt", "r=abcdefXYZ,s=!!,i=4096", "", "salt"},
-		{"error", "e=other-error", "", "other-error"},
-		{"mandatory extension", "m=x," + good, "", "extension"},
-		{"garbage", "hello", "", "malformed"},
-		{"forged signature", good, "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=", "signature"},
-		{"no signature", good, "x=1", "signature"},
-		{"final error", good, "e=invalid-proof", "invalid-proof"},
+// SASLprep (done by xdg-go/scram) refuses a control character in the
+// password or the user name: the error names the flags, not the password.
+func TestSecuritySCRAMRefusesUnpreppable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Security
+		want string
+	}{
+		{"password", Security{SASLMechanism: SASLScramSHA512, SASLUser: "mcptrace", SASLPassword: secPassword + "\a"}, "password"},
+		{"user", Security{SASLMechanism: SASLScramSHA256, SASLUser: "mcp\x00trace", SASLPassword: secPassword}, "username"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sess := m.session("abcdef")
-			_, _, err := sess.Next(t.Context(), []byte(tc.first))
-			if tc.final != "" {
-				if err != nil {
-					t.Fatalf("server-first: %v", err)
-				}
-				_, _, err = sess.Next(t.Context(), []byte(tc.final))
+			m, err := tc.s.SASL()
+			if err == nil {
+				t.Fatalf("SASL() = %v, want a SASLprep error", m)
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			for _, want := range []string{tc.want, "-kafka-sasl-mechanism " + strings.ToUpper(tc.s.SASLMechanism), "fix -kafka-sasl-user or the password"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
 			}
 			if strings.Contains(err.Error(), secPassword) {
 				t.Fatalf("error shows the password: %v", err)
+			}
+			if _, err := tc.s.Dialer(time.Second); err == nil {
+				t.Error("Dialer accepted settings SASL() refuses")
+			}
+			if _, err := tc.s.Transport(); err == nil {
+				t.Error("Transport accepted settings SASL() refuses")
 			}
 		})
 	}
