@@ -1,7 +1,7 @@
 // Package dataset owns mcptrace's on-disk dataset: where files go, the
 // manifest that records which source wrote which file, the lock that keeps
-// one writer at a time, and the commit that makes a run's output appear
-// whole or not at all.
+// one writer at a time (or one per scope, see Scopes), and the commit that
+// makes a run's output appear whole or not at all.
 //
 // # Layout
 //
@@ -12,6 +12,7 @@
 //	    lock            flock'ed by the writer; records its pid, host, start
 //	    manifest.json   the dataset's record (below)
 //	    staging/<run>/  files of the open run, invisible to readers
+//	    scopes/<S>/     lock, manifest.json, staging/ of scope S (see Scopes)
 //
 // Tables are directories of Hive partitions dt=YYYY-MM-DD (the UTC date the
 // table's dayOf gives a row). The hidden .mcptrace directory is skipped by
@@ -19,10 +20,12 @@
 // as read_parquet('DIR/exchanges/**/*.parquet') reaches it.
 //
 // File names are deterministic: a stem, then a sequence number per (table,
-// partition, source) in the run, "<stem>-00001.parquet". The stem is the
-// Source's (Kafka passes topic, partition and first offset) or, by default,
-// the scheme of the source identity and 12 hex digits of its SHA-256
-// (DefaultStem). Contents are deterministic too: parquet-go with the
+// partition, source, stem) in the run, "<stem>-00001.parquet". The stem is
+// the Source's (Kafka passes "<topic>+<partition>+<first offset>", the
+// offset of the file's first row: a file keeps the stem of the Write that
+// opened it, and a new stem starts at 00001, so a replay that starts at
+// another file names each file as before) or, by default, the scheme of
+// the source identity and 12 hex digits of its SHA-256 (DefaultStem). Contents are deterministic too: parquet-go with the
 // options pipeline/sink.go used (zstd, MaxRowsPerRowGroup, data page v1,
 // 1 MiB dictionaries, a constant CreatedBy), no time or random value in
 // names or bytes, and size checks at fixed row counts (every CheckEvery
@@ -80,6 +83,11 @@
 //     commit fails before its commit point).
 //   - A source whose files are all gone stays in the manifest with its
 //     position: the dataset remembers that it was read and produced nothing.
+//   - SourceState.Keys replace the source's dedupe keys (SourceEntry.Keys,
+//     stored sorted and without duplicates; nil clears them). They are
+//     opaque here: the Kafka sink keeps there the exchange ids (and
+//     quarantine keys) of rows already written for records past the
+//     committed offset, so that a replay does not write them twice.
 //
 // # Empty tables
 //
@@ -113,18 +121,20 @@
 //	      "position": {"unit": "byte", "start": 0, "end": 73421},
 //	      "complete": true,
 //	      "files": {"exchanges": [{"path": "exchanges/dt=2026-10-17/file-3f2a9c1b7d4e-00001.parquet",
-//	                               "dt": "2026-10-17", "rows": 14, "bytes": 9120}]}
+//	                               "dt": "2026-10-17", "rows": 14, "bytes": 9120}]},
+//	      "keys": ["..."]
 //	    }
 //	  },
 //	  "pending": {"run_id": "...", "renames": [{"from": ".mcptrace/staging/...", "to": "exchanges/..."}],
 //	              "deletes": ["exchanges/dt=2026-10-16/file-3f2a9c1b7d4e-00001.parquet"]}
 //	}
 //
-// "pending" is present only while a commit is being applied. Files not in
-// the manifest (written by an older mcptrace, or by hand) are never
-// touched. ReadManifest reads it without the lock (for analyze);
-// Manifest.Files(table), Rows, EmptyFile, SourceIDs and TableNames answer
-// the usual questions.
+// "pending" is present only while a commit is being applied, "keys" only
+// when the last commit of the source gave some. Files not in the manifest
+// (written by an older mcptrace, or by hand) are never touched.
+// ReadManifest reads it without the lock (for analyze), with the manifests
+// of all scopes if there are any (see Scopes); Manifest.Files(table), Rows,
+// EmptyFile, SourceIDs and TableNames answer the usual questions.
 //
 // # Commit protocol and recovery
 //
@@ -156,7 +166,8 @@
 // staging areas of crashed runs are removed (the lock guarantees no other
 // run is alive); stale ".*.tmp" files in DIR/*/dt=*/ and empty dt=
 // directories are removed. Only dt= directories of top-level, non-hidden
-// directories are looked at.
+// directories are looked at. (That is an unscoped Open; a scoped one
+// recovers only its scope: see Scopes.)
 //
 // # The lock
 //
@@ -169,6 +180,69 @@
 // releases an flock when its process dies, SIGKILL included, so a crash
 // never leaves the dataset locked; the lock file itself is never removed.
 // flock is advisory and, on NFS, depends on the server's lock support.
+// Scoped writers take this lock shared (see Scopes).
+//
+// # Scopes
+//
+// A scope (Options.Scope) lets several processes write one dataset
+// directory at the same time: the members of a Kafka consumer group, each
+// owning some partitions. The natural scope is the partition
+// ("<topic>+<partition>"): its source then stays in one scope, with its
+// files, position and keys, whichever member owns it after a rebalance. A
+// scope's name has at most 150 letters, digits, '.', '_', '-' and '+'
+// (ValidScope).
+//
+//	DIR/.mcptrace/scopes/S/
+//	  lock            flock'ed by the scope's writer; records its pid, host, start
+//	  manifest.json   the scope's manifest, in the format above
+//	  staging/<run>/  files of the scope's open run
+//
+// Locks. A scoped Open takes a shared flock on DIR/.mcptrace/lock, then an
+// exclusive one on the scope's lock: scopes write side by side, two
+// writers of one scope exclude each other ("scope S of dataset DIR is
+// being written by mcptrace pid N ..."), an unscoped run, which takes the
+// dataset's lock exclusively, excludes every scoped writer and is excluded
+// by any ("dataset DIR is being written by Kafka consumers (scoped
+// writers): scope S by mcptrace pid N ..."). WaitLock waits for both locks;
+// both are released by Close and by the kernel when the process dies. An
+// unscoped writer waiting with WaitLock gets the dataset only once no
+// scope is open.
+//
+// Commits. A scope's transactions stage under its staging area and commit
+// into its own manifest, with the protocol above; the next Open of the
+// scope rolls its pending commit forward and removes its staging area.
+// What a commit replaces, Append and Keys apply within the scope: a
+// source's identity should belong to one scope (ReadManifest merges the
+// files of one identity found in several, and takes the rest from its
+// latest run). The union of the dataset's manifest and every scope's is
+// what ReadManifest returns; Dataset.Manifest is the scope's own.
+// An unscoped Open does not roll a scope's pending commit forward: the
+// scope's next Open does.
+//
+// File names. Files of all scopes share the tables' directories, so the
+// stems the caller passes must name the scope (Kafka:
+// "<topic>+<partition>+<first offset>"). A scope's commit refuses a new
+// file whose name exists and is not one of its own (another scope's, the
+// unscoped writer's, or a file of no manifest), and an unscoped commit one
+// that a scope's manifest lists, before their commit point; two scopes
+// publishing one new name at the same instant are not caught.
+//
+// What is swept. A scoped Open removes only what it can prove is its own:
+// its staging area and its manifest's temporary file. It does not remove
+// ".*.tmp" files or empty dt= directories of the tables (other scopes are
+// writing there); the next unscoped Open does. A scope's commit removes the
+// dt= directories it leaves empty, as an unscoped one does; rmdir removes
+// only an empty directory, and a commit whose rename finds its directory
+// removed by another scope in the moment since it made it makes it again
+// and retries, so the race is harmless.
+//
+// Empty tables. Per scope: a table registered in the scope's run with no
+// data file in the scope's manifest gets TABLE/dt=1970-01-01/empty-S.parquet
+// (zero rows, the full schema), removed by the scope's commit that gives it
+// one. Several such files, beside data files of other scopes, read with
+// read_parquet('DIR/T/*/*.parquet', hive_partitioning = true) as one table
+// (tested with DuckDB). In the union, EmptyFile names one of them when no
+// manifest has a data file of the table.
 //
 // # Durability
 //
