@@ -242,12 +242,22 @@ func readManifestFile(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the manifest %s: %w", path, err)
 	}
+	m, err := ParseManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("reading the manifest %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ParseManifest reads a manifest from its JSON form (one kept elsewhere,
+// such as a scope's manifest in an object store).
+func ParseManifest(b []byte) (*Manifest, error) {
 	m := newManifest()
 	if err := json.Unmarshal(b, m); err != nil {
-		return nil, fmt.Errorf("reading the manifest %s: %w (the file is damaged: restore it from a backup, or remove the dataset and ingest again)", path, err)
+		return nil, fmt.Errorf("%w (the manifest is damaged: restore it from a backup, or remove the dataset and ingest again)", err)
 	}
 	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("reading the manifest %s: version %d, this mcptrace reads version %d: use a matching mcptrace", path, m.Version, ManifestVersion)
+		return nil, fmt.Errorf("manifest version %d, this mcptrace reads version %d: use a matching mcptrace", m.Version, ManifestVersion)
 	}
 	if m.Tables == nil {
 		m.Tables = map[string]*TableEntry{}
