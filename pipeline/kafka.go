@@ -8,12 +8,15 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"mcptrace/correlate"
 	"mcptrace/kafkasrc"
+	"mcptrace/metrics"
+	"mcptrace/objstore"
 	"mcptrace/redact"
 	"mcptrace/schema"
 )
@@ -31,6 +34,28 @@ type KafkaOptions struct {
 	// arrive side by side, so the window needs to cover their clocks' skew
 	// and lateness only.
 	MergeWindow time.Duration
+	// Status, when set, is kept up to date for a readiness probe.
+	Status *KafkaStatus
+	// Store, when set, is where the dataset is published (an S3 bucket and
+	// prefix); Config.OutDir is then the consumer's local working copy.
+	Store *objstore.Store
+}
+
+// KafkaStatus is where a consumer stands, for /readyz.
+type KafkaStatus struct {
+	assigned atomic.Int64
+	joined   atomic.Bool
+}
+
+// Ready is nil when the member is in the group with partitions to read.
+func (s *KafkaStatus) Ready() error {
+	switch {
+	case !s.joined.Load():
+		return errors.New("not yet a member of the consumer group")
+	case s.assigned.Load() == 0:
+		return errors.New("member of the group, but no partition is assigned to it")
+	}
+	return nil
 }
 
 // DefaultKafkaMergeWindow is KafkaOptions.MergeWindow's default.
@@ -63,7 +88,10 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	k.sum = &Summary{ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{},
 		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}}
 	k.sum.Merging = cfg.Merge == "on" || (cfg.Merge == "" || cfg.Merge == "auto") && len(cons.Topics) > 1
-	cons.OnDrop = func(tp kafkasrc.TopicPartition) { k.redelivered.Add(1) }
+	cons.OnDrop = func(tp kafkasrc.TopicPartition) {
+		k.redelivered.Add(1)
+		cfg.Metrics.DuplicatesDropped(metrics.DupRedelivered, 1)
+	}
 	c, err := kafkasrc.New(cons)
 	if err != nil {
 		return nil, err
@@ -90,6 +118,7 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 			continue
 		}
 		k.sum.Rebalances++
+		cfg.Metrics.Rebalance()
 		var done bool
 		done, runErr = k.generation(ctx, gen)
 		gen.End()
@@ -168,14 +197,13 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		names = append(names, id)
 	}
 	log.Info().Strs("partitions", names).Msg("kafka: partitions assigned")
-	sink, err := openKafkaSink(gctx, cfg, k.sum, inputs, tps)
+	sink, err := openKafkaSink(gctx, cfg, k.sum, inputs, tps, k.ko.Store)
 	if err != nil {
 		if gctx.Err() != nil {
 			return stopped(cfg.Stop), nil // revoked (or stopped) while an earlier owner still held a partition
 		}
 		return false, err
 	}
-	sink.dups = func(int) {}
 	starts := map[kafkasrc.TopicPartition]int64{}
 	for i, a := range gen.Assigned {
 		from := a.Committed
@@ -186,6 +214,18 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 			starts[a.TopicPartition] = from
 		}
 	}
+	// Where the dataset is durable past the group's commit, the group
+	// learns it now (nothing may be read again to move it there).
+	recovered := map[kafkasrc.TopicPartition]int64{}
+	for i, a := range gen.Assigned {
+		if pos := sink.scopes[i].position; pos > 0 && pos > a.Committed {
+			recovered[a.TopicPartition] = pos
+		}
+	}
+	if err := gen.Commit(recovered); err != nil {
+		k.sum.CommitErrors++
+		log.Warn().Err(err).Msg("kafka: committing the offsets the dataset is durable to failed; retried at the next commit")
+	}
 	parts, err := gen.Start(gctx, starts)
 	if err != nil {
 		sink.Abort()
@@ -195,17 +235,41 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		return false, err
 	}
 	defer func() { cancel(); gen.StopReading() }()
-	ks := &kafkaState{gen: gen, sink: sink, parts: map[*Input]kafkasrc.TopicPartition{}, done: map[*Input]*replayDone{}}
+	ks := &kafkaState{gen: gen, sink: sink, parts: map[*Input]kafkasrc.TopicPartition{}, done: map[*Input]*replayDone{}, m: cfg.Metrics}
 	src := &kafkaSource{cfg: cfg, gen: gen, parts: map[kafkasrc.TopicPartition]*kafkaPart{}, stats: nil,
 		untilCaughtUp: k.ko.UntilCaughtUp, revoked: gen.Done()}
 	for i, p := range parts {
 		in := inputs[i]
-		src.parts[p.TopicPartition] = &kafkaPart{in: in, tp: p.TopicPartition, end: p.End, next: p.Start}
+		kp := &kafkaPart{in: in, tp: p.TopicPartition, end: p.End, next: p.Start}
+		kp.read.Store(p.Start)
+		src.parts[p.TopicPartition] = kp
 		ks.parts[in] = p.TopicPartition
 		ks.done[in] = sink.scopes[i].replay
 		log.Debug().Str("partition", p.String()).Int64("from", p.Start).Int64("end", p.End).Msg("kafka: reading")
 	}
-	src.onDrop = func(*kafkaPart) { k.redelivered.Add(1) }
+	src.onDrop = func(*kafkaPart) {
+		k.redelivered.Add(1)
+		cfg.Metrics.DuplicatesDropped(metrics.DupRedelivered, 1)
+	}
+	pm := map[*kafkaPart]*metrics.Partition{}
+	for _, p := range src.parts {
+		pm[p] = cfg.Metrics.Partition(p.tp.Topic, p.tp.Partition)
+	}
+	src.onMessage = func(p *kafkaPart, m *kafkasrc.Message) { pm[p].Message(m.Offset, m.HighWater, len(m.Value)) }
+	ks.metrics = pm
+	cfg.Metrics.SetAssignedPartitions(len(parts))
+	if st := k.ko.Status; st != nil {
+		st.joined.Store(true)
+		st.assigned.Store(int64(len(parts)))
+		defer st.assigned.Store(0)
+	}
+	defer func() {
+		for _, p := range src.parts {
+			cfg.Metrics.RevokePartition(p.tp.Topic, p.tp.Partition)
+		}
+		cfg.Metrics.SetAssignedPartitions(0)
+	}()
+	ks.src = src
 	window := k.ko.MergeWindow
 	if window <= 0 {
 		window = DefaultKafkaMergeWindow
@@ -216,20 +280,33 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	src.stats = &p.counts
 	p.afterCommit = func(ctx context.Context) error { ks.commitOffsets(log, k.sum); return nil }
 	k.sum.Files = append(k.sum.Files, names...)
-	err = p.execute(gctx)
-	if errors.Is(err, ErrStopped) || err != nil && gctx.Err() != nil && ctx.Err() == nil {
-		err = nil // a stop or a revocation: what was complete is committed
+	// The engine runs on ctx, not gctx: a revocation or a stop ends the
+	// source (it watches both), and what is complete drains, is written
+	// and committed; only ctx abandons the run.
+	err = p.execute(ctx)
+	if errors.Is(err, ErrStopped) {
+		err = nil
 	}
 	ks.commitOffsets(log, k.sum) // once more: a commit that failed is retried
-	for in, tp := range ks.parts {
-		if c := in.Ckpt.Committable(); c > 0 && gen.Committed(tp) < c {
-			k.sum.Uncommitted++
+	uncommitted := 0
+	for i, a := range gen.Assigned {
+		durable := max(inputs[i].Ckpt.Committable(), sink.durable(inputs[i]))
+		if durable > 0 && gen.Committed(a.TopicPartition) < durable {
+			uncommitted++
+			log.Warn().Str("partition", a.String()).Int64("durable", durable).Int64("committed", gen.Committed(a.TopicPartition)).
+				Msg("kafka: rows durable past the committed offset")
 		}
 	}
+	k.sum.Uncommitted = uncommitted
 	if err != nil {
 		return true, err
 	}
-	return src.caughtUp.Load() || stopped(cfg.Stop), nil
+	if stopped(cfg.Stop) {
+		return true, nil
+	}
+	// Caught up, but a commit was refused (the generation ended during
+	// the last one): the next generation commits what is durable.
+	return src.caughtUp.Load() && uncommitted == 0, nil
 }
 
 // kafkaState is the Kafka side of one engine run: the generation whose
@@ -240,8 +317,11 @@ type kafkaState struct {
 	parts map[*Input]kafkasrc.TopicPartition
 	// done: per input, the conversations already written whose records a
 	// replay meets again (read by the sequencer only).
-	done  map[*Input]*replayDone
-	ended []*correlate.ConvEnd // closed conversations not yet below a commit's bound
+	done    map[*Input]*replayDone
+	ended   []*correlate.ConvEnd // closed conversations not yet below a commit's bound
+	src     *kafkaSource
+	metrics map[*kafkaPart]*metrics.Partition
+	m       *metrics.Metrics
 }
 
 // commitOffsets commits every partition's committable offset with the
@@ -250,14 +330,30 @@ type kafkaState struct {
 func (ks *kafkaState) commitOffsets(log zerolog.Logger, sum *Summary) {
 	offsets := map[kafkasrc.TopicPartition]int64{}
 	for in, tp := range ks.parts {
-		if c := in.Ckpt.Committable(); c > 0 {
+		if c := max(in.Ckpt.Committable(), ks.sink.durable(in)); c > 0 {
 			offsets[tp] = c // positions are offset+1: the next offset to read
 		}
 	}
-	if err := ks.gen.Commit(offsets); err != nil {
+	err := ks.gen.Commit(offsets)
+	ks.m.Commit(metrics.CommitKafka, err)
+	if err != nil {
 		sum.CommitErrors++
 		log.Warn().Err(err).Msg("kafka: committing offsets failed; the rows are durable, and a replay of what was not committed writes nothing twice")
 	}
+	if ks.src == nil {
+		return
+	}
+	// Records read whose offsets are not committed (their rows are not
+	// all durable yet, or the commit failed).
+	uncommitted := int64(0)
+	for _, p := range ks.src.parts {
+		c := ks.gen.Committed(p.tp)
+		if c >= 0 {
+			ks.metrics[p].SetCommitted(c)
+		}
+		uncommitted += max(p.read.Load()-max(c, 0), 0)
+	}
+	ks.m.SetUncommitted(int(uncommitted))
 }
 
 // convEnded notes a closed conversation (the writer sees every one).

@@ -11,6 +11,8 @@ import (
 
 	"mcptrace/dataset"
 	"mcptrace/kafkasrc"
+	"mcptrace/metrics"
+	"mcptrace/objstore"
 	"mcptrace/schema"
 )
 
@@ -31,7 +33,6 @@ type kafkaSink struct {
 	byName  map[string]*kafkaScope // input name (a pair's is its client's) → scope
 	byID    map[string]*kafkaScope // input identity → scope
 	publish func(ctx context.Context, sc *kafkaScope, files []dataset.FileInfo) error
-	dups    func(n int)
 }
 
 // kafkaScope is one partition's part of the dataset.
@@ -49,6 +50,7 @@ type kafkaScope struct {
 	position int64 // committed position at open (the next offset), 0: none
 	pairs    map[string]bool
 	replay   *replayDone // what a replay of the partition skips (read by the sequencer)
+	durable  int64       // position the last commit recorded (read after the run)
 }
 
 // ScopeName is the dataset scope of a topic partition.
@@ -62,8 +64,13 @@ func KafkaInputID(tp kafkasrc.TopicPartition) string { return "kafka:" + tp.Stri
 
 // openKafkaSink opens the scopes of the inputs (waiting for an earlier
 // owner to release them until ctx ends) and reads where each is durable.
-func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input, tps []kafkasrc.TopicPartition) (*kafkaSink, error) {
+func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input, tps []kafkasrc.TopicPartition, store *objstore.Store) (*kafkaSink, error) {
 	s := &kafkaSink{cfg: cfg, sum: sum, byName: map[string]*kafkaScope{}, byID: map[string]*kafkaScope{}}
+	var pub *s3Publisher
+	if store != nil {
+		pub = &s3Publisher{store: store, dir: cfg.OutDir, empties: map[string]bool{}}
+		s.publish = pub.publish
+	}
 	roll := cfg.Roll
 	roll.RowGroupRows = cfg.RowGroupRows
 	if roll.MaxOpen == 0 {
@@ -71,6 +78,21 @@ func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input,
 	}
 	for i, in := range ins {
 		sc := &kafkaScope{name: ScopeName(tps[i]), in: in, tp: tps[i], keys: map[string]int64{}, pairs: map[string]bool{}}
+		if pub != nil {
+			// The scope's lock is local: on one machine it keeps the
+			// previous owner out while the bucket's state is adopted.
+			// Across machines the group's assignment does.
+			lock, err := dataset.Open(ctx, cfg.OutDir, dataset.Options{Scope: sc.name, WaitLock: true})
+			if err != nil {
+				s.Abort()
+				return nil, fmt.Errorf("opening the dataset's part for %s: %w", tps[i], err)
+			}
+			lock.Close()
+			if err := pub.adopt(ctx, sc.name, stemPrefix(sc.tp)); err != nil {
+				s.Abort()
+				return nil, fmt.Errorf("reading the state of %s from %s: %w", tps[i], store.URL(""), err)
+			}
+		}
 		ds, err := dataset.Open(ctx, cfg.OutDir, dataset.Options{Scope: sc.name, WaitLock: true})
 		if err != nil {
 			s.Abort()
@@ -80,6 +102,7 @@ func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input,
 		s.scopes = append(s.scopes, sc)
 		if e := ds.Manifest().Sources[in.ID]; e != nil {
 			sc.position = e.Position.End
+			sc.durable = e.Position.End
 			for _, k := range e.Keys {
 				key, line := splitKey(k)
 				sc.keys[key] = line
@@ -130,8 +153,14 @@ func (s *kafkaSink) scopeOf(in *Input) (*kafkaScope, error) {
 	return sc, nil
 }
 
+// stem names a partition's files by their first row's offset; topic names
+// hold no '+', so a partition's files share stemPrefix with no other's.
 func stem(tp kafkasrc.TopicPartition, line int64) string {
-	return tp.Topic + "+" + strconv.Itoa(tp.Partition) + "+" + strconv.FormatInt(line, 10)
+	return stemPrefix(tp) + strconv.FormatInt(line, 10)
+}
+
+func stemPrefix(tp kafkasrc.TopicPartition) string {
+	return tp.Topic + "+" + strconv.Itoa(tp.Partition) + "+"
 }
 
 func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.Exchange) error {
@@ -157,6 +186,7 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 	}
 	for i := range keep {
 		sc.keys[keep[i].ExchangeID] = keep[i].SourceLine
+		s.cfg.Metrics.ExchangesOut(keep[i].Outcome, 1)
 	}
 	return nil
 }
@@ -184,6 +214,7 @@ func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.
 	}
 	for i := range keep {
 		sc.keys[quarKey(&keep[i])] = keep[i].Line
+		s.cfg.Metrics.Quarantined(keep[i].Reason, 1)
 	}
 	return nil
 }
@@ -196,9 +227,7 @@ func quarKey(q *schema.Quarantine) string {
 
 func (s *kafkaSink) dropped(n int) {
 	s.sum.Deduplicated += int64(n)
-	if s.dups != nil {
-		s.dups(n)
-	}
+	s.cfg.Metrics.DuplicatesDropped(metrics.DupAlreadyWritten, n)
 }
 
 // Commit publishes, per scope, the rows of the inputs named, records the
@@ -264,6 +293,7 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 		return err
 	}
 	sc.position = pos
+	sc.durable = pos
 	for _, f := range files {
 		p := sc.ds.Path(f.Path)
 		switch f.Table {
@@ -274,9 +304,20 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 		}
 	}
 	if s.publish != nil {
-		return s.publish(ctx, sc, files)
+		err := s.publish(ctx, sc, files)
+		s.cfg.Metrics.Commit(metrics.CommitUpload, err)
+		return err
 	}
 	return nil
+}
+
+// durable is the position the dataset holds an input's partition durable
+// to (0: none): the offset to commit.
+func (s *kafkaSink) durable(in *Input) int64 {
+	if sc := s.byID[in.ID]; sc != nil {
+		return sc.durable
+	}
+	return 0
 }
 
 func (s *kafkaSink) Abort() {

@@ -33,8 +33,9 @@ type kafkaSource struct {
 type kafkaPart struct {
 	in   *Input
 	tp   kafkasrc.TopicPartition
-	end  int64 // end offset to reach with -kafka-until-caught-up
-	next int64 // next offset expected
+	end  int64        // end offset to reach with -kafka-until-caught-up
+	next int64        // next offset expected
+	read atomic.Int64 // next, for other goroutines
 	buf  []message
 	size int
 }
@@ -114,6 +115,7 @@ func (s *kafkaSource) add(m *kafkasrc.Message) {
 		s.onMessage(p, m)
 	}
 	p.next = m.Offset + 1
+	p.read.Store(p.next)
 	p.buf = append(p.buf, message{offset: m.Offset, value: m.Value})
 	p.size += len(m.Value)
 	s.stats.records.Add(1)

@@ -14,6 +14,7 @@ import (
 	"mcptrace/correlate"
 	"mcptrace/decode"
 	"mcptrace/input"
+	"mcptrace/metrics"
 	"mcptrace/redact"
 	"mcptrace/schema"
 )
@@ -474,6 +475,7 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 			}
 			return errors.New("pipeline: a stage ended before the end of input (a bug)")
 		}
+		p.cfg.Metrics.SetOpenConversations(ord.open)
 		for _, it := range items {
 			if e := it.Ended(); e != nil && p.kafka != nil {
 				p.kafka.convEnded(e)
@@ -533,9 +535,17 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 			final = append(final, pair)
 		}
 		for _, in := range final {
-			in.commitAt.Store(in.Records.Load()) // everything read is written now
+			if p.kafka != nil {
+				in.commitAt.Store(p.acks.durableUpTo(in, math.MaxInt64)) // offsets: the last one read, plus 1
+			} else {
+				in.commitAt.Store(in.Records.Load()) // everything read is written now
+			}
 		}
-		if err := p.sink.Commit(ctx, final, true); err != nil {
+		began := time.Now()
+		err := p.sink.Commit(ctx, final, true)
+		p.cfg.Metrics.ObserveFlush(time.Since(began))
+		p.cfg.Metrics.Commit(metrics.CommitDataset, err)
+		if err != nil {
 			return err
 		}
 		if _, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, nil); err != nil {
@@ -575,7 +585,11 @@ func (p *run) commitStreams(ctx context.Context, bound int64, final bool) error 
 	if p.kafka != nil {
 		p.kafka.beforeCommit(bound)
 	}
-	if err := p.sink.Commit(ctx, streams, final); err != nil {
+	began := time.Now()
+	err := p.sink.Commit(ctx, streams, final)
+	p.cfg.Metrics.ObserveFlush(time.Since(began))
+	p.cfg.Metrics.Commit(metrics.CommitDataset, err)
+	if err != nil {
 		return err
 	}
 	p.sum.StreamCommits++
@@ -680,6 +694,9 @@ func (p *run) writeRows(ctx context.Context, rows []schema.Exchange, ins []*Inpu
 		for k := i; k < j; k++ {
 			q := quar[k].q
 			qs[k-i] = *q
+			if p.kafka == nil {
+				p.cfg.Metrics.Quarantined(q.Reason, 1)
+			}
 			p.cfg.Log.Warn().Str("source", q.Source).Int64("line", q.Line).Str("reason", q.Reason).
 				Str("detail", q.Detail).Msg("record quarantined")
 		}
@@ -692,6 +709,9 @@ func (p *run) writeRows(ctx context.Context, rows []schema.Exchange, ins []*Inpu
 }
 
 func (p *run) count(e *schema.Exchange) {
+	if p.kafka == nil {
+		p.cfg.Metrics.ExchangesOut(e.Outcome, 1) // the Kafka sink counts what it writes (a replay's known rows are not)
+	}
 	p.sum.ByOutcome[e.Outcome]++
 	if falseSuccess(e) {
 		p.sum.FalseSuccess++

@@ -46,6 +46,7 @@ type roundOut struct {
 	quar     []item
 	mark     marker
 	lowWater int64
+	open     int // the shard's open conversations after the round
 }
 
 // shard runs one correlator: it pairs and classifies the conversations
@@ -77,7 +78,7 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 				s.stats = s.c.Stats
 			}
 		}
-		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater()}
+		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater(), open: s.c.OpenConversations()}
 		s.items = nil
 		select {
 		case out <- r:
@@ -90,6 +91,7 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 // orderer merges the streams' rounds into one stream in key order.
 type orderer struct {
 	streams []<-chan roundOut
+	open    int // open conversations after the last round, over every shard
 }
 
 // next reads one round from every stream and returns its items in key
@@ -98,6 +100,7 @@ type orderer struct {
 // done).
 func (o *orderer) next(ctx context.Context) (items []correlate.Item, quar []item, mark marker, lowWater int64, ok bool) {
 	lowWater = math.MaxInt64
+	o.open = 0
 	for i, ch := range o.streams {
 		var r roundOut
 		select {
@@ -112,6 +115,7 @@ func (o *orderer) next(ctx context.Context) (items []correlate.Item, quar []item
 			mark = r.mark
 		}
 		lowWater = min(lowWater, r.lowWater)
+		o.open += r.open
 		items = append(items, r.items...)
 		quar = append(quar, r.quar...)
 	}

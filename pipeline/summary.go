@@ -9,6 +9,7 @@ import (
 
 	"mcptrace/correlate"
 	"mcptrace/dataset"
+	"mcptrace/metrics"
 	"mcptrace/redact"
 	"mcptrace/schema"
 )
@@ -64,6 +65,10 @@ type Config struct {
 	// (package dataset's defaults when zero); RowGroupRows sets its row
 	// groups.
 	Roll dataset.RollPolicy
+
+	// Metrics, when set, receives the run's counters (package metrics;
+	// nil is a no-op).
+	Metrics *metrics.Metrics
 
 	newSink func(ctx context.Context, cfg Config, sum *Summary, kept func(*Input)) (Sink, error) // tests swap the sink
 }

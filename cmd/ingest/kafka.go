@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"mcptrace/kafkasrc"
+	"mcptrace/metrics"
+	"mcptrace/objstore"
 	"mcptrace/pipeline"
 )
 
@@ -31,6 +34,8 @@ type kafkaFlags struct {
 	mergeWindow     time.Duration
 	metricsAddr     string
 	security        kafkasrc.Security
+	s3              objstore.Config
+	s3Cache         string
 }
 
 type multiFlag []string
@@ -56,6 +61,11 @@ func registerKafkaFlags(fs *flag.FlagSet) *kafkaFlags {
 	fs.DurationVar(&k.mergeWindow, "merge-window", pipeline.DefaultKafkaMergeWindow, "Kafka: how long, in the logs' time, a row waits for the other side's view before it is written alone")
 	fs.StringVar(&k.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on HOST:PORT/metrics, with /healthz and /readyz (off when empty)")
 	k.security.Flags(fs)
+	fs.StringVar(&k.s3.Endpoint, "s3-endpoint", "", "with -out s3://BUCKET/PREFIX: the S3 endpoint, host:port or a URL (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)")
+	fs.StringVar(&k.s3.Region, "s3-region", "", "with -out s3://...: the region (default: $AWS_REGION, $AWS_DEFAULT_REGION)")
+	fs.BoolVar(&k.s3.PathStyle, "s3-path-style", false, "with -out s3://...: address the bucket as a path (MinIO and most self-hosted stores)")
+	fs.BoolVar(&k.s3.Insecure, "s3-insecure", false, "with -out s3://...: plain HTTP instead of HTTPS")
+	fs.StringVar(&k.s3Cache, "s3-cache-dir", "", "with -out s3://...: local working directory for files before upload (default: a directory under the system's temporary directory, per bucket and prefix)")
 	return k
 }
 
@@ -97,7 +107,45 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 			os.Exit(ExitFailed)
 		}
 	}()
-	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow,
+	var store *objstore.Store
+	if strings.HasPrefix(cfg.OutDir, "s3://") {
+		bucket, prefix, err := objstore.ParseURL(cfg.OutDir)
+		if err != nil {
+			log.Error().Err(err).Msg("-out")
+			return ExitUsage
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		store, err = objstore.Open(ctx, cfg.OutDir, objstore.ConfigFromEnv(k.s3))
+		cancel()
+		if err != nil {
+			log.Error().Err(err).Msg("object storage")
+			return ExitFailed
+		}
+		defer store.Close()
+		url := cfg.OutDir
+		cfg.OutDir = k.s3Cache
+		if cfg.OutDir == "" {
+			cfg.OutDir = filepath.Join(os.TempDir(), "mcptrace-s3", safeName(bucket+"-"+prefix))
+		}
+		log.Info().Str("out", url).Str("cache", cfg.OutDir).Msg("publishing to object storage")
+	}
+	status := &pipeline.KafkaStatus{}
+	if k.metricsAddr != "" {
+		m := metrics.New()
+		srv, err := metrics.Serve(context.Background(), k.metricsAddr, m, status.Ready)
+		if err != nil {
+			log.Error().Err(err).Msg("-metrics-addr")
+			return ExitUsage
+		}
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			srv.Shutdown(ctx)
+		}()
+		cfg.Metrics = m
+		log.Info().Str("addr", srv.Addr()).Msg("serving /metrics, /healthz and /readyz")
+	}
+	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow, Status: status, Store: store,
 		Consumer: kafkasrc.Config{Brokers: splitList(k.brokers), Topics: k.topics, Group: k.group, Dialer: dialer,
 			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond)}}
 	log.Info().Strs("topics", k.topics).Str("group", k.group).Str("out", cfg.OutDir).Msg("ingest started as a Kafka consumer")
@@ -118,6 +166,16 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 func printKafka(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "kafka: %d generation(s), %d row(s) met again and not written twice, %d redelivered message(s) dropped, %d failed commit(s)\n",
 		s.Rebalances, s.Deduplicated, s.Redelivered, s.CommitErrors)
+}
+
+// safeName turns a bucket and prefix into a directory name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 func splitList(s string) []string {

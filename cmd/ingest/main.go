@@ -132,6 +132,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if kf.enabled() {
 		return runKafka(kf, cfg, sigs, softStop, stdout, log)
 	}
+	if strings.HasPrefix(*out, "s3://") {
+		log.Error().Str("out", *out).Msg("object storage is written by Kafka consumers (-kafka-brokers); for files, write to a directory and copy it")
+		return ExitUsage
+	}
 	go func() {
 		sig, ok := <-sigs
 		if !ok {
