@@ -31,6 +31,7 @@ type Stats struct {
 	StrayMessages    int64 // responses with no request, unattributable frames
 	Exchanges        int64
 	Closed           int64 // conversations ended (DELETE, idle timeout, end of input)
+	HoldCuts         int64 // conversations closed by MaxHold while still active
 }
 
 // Add sums two Stats.
@@ -46,6 +47,7 @@ func (s *Stats) Add(o Stats) {
 	s.StrayMessages += o.StrayMessages
 	s.Exchanges += o.Exchanges
 	s.Closed += o.Closed
+	s.HoldCuts += o.HoldCuts
 }
 
 // Correlator pairs and classifies the messages of the conversations routed
@@ -59,6 +61,11 @@ type Correlator struct {
 	// Lateness is how far behind the newest event time of its log an
 	// observation may be before its exchanges are flagged late (0: never).
 	Lateness time.Duration
+	// MaxHold closes a conversation still active this long, in event time,
+	// after its first activity, so that a consumer's commit is never held
+	// back further (0: never). Its rows are marked HoldCut; the log's next
+	// records of the same session start a new conversation.
+	MaxHold time.Duration
 
 	late bool // the observation being added is late
 
@@ -169,6 +176,8 @@ type conversation struct {
 	linked   bool                 // it has told the Linker about a request (client side only)
 	told     convState            // what the Linker last heard of it
 	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
+	started  time.Time            // its first activity, in event time
+	cut      bool                 // closed by MaxHold while still active: its rows say so
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -301,6 +310,9 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
+	}
+	if cv.started.IsZero() || t.Before(cv.started) {
+		cv.started = t
 	}
 	cv.seen(o.Pos)
 	defer func() {
@@ -980,7 +992,11 @@ func (c *Correlator) Advance(m Mark) { c.advance(&m, false) }
 func (c *Correlator) Finish(m Mark) { c.advance(&m, true) }
 
 func (c *Correlator) advance(m *Mark, final bool) {
-	due := c.clocks.apply(m, c.IdleTimeout)
+	period := c.IdleTimeout
+	if c.MaxHold > 0 && (period == 0 || c.MaxHold < period) {
+		period = c.MaxHold
+	}
+	due := c.clocks.apply(m, period)
 	var closing []*conversation
 	if final {
 		for _, cv := range c.convs {
@@ -994,7 +1010,7 @@ func (c *Correlator) advance(m *Mark, final bool) {
 					continue
 				}
 				seen[cv] = true
-				if c.idle(cv) {
+				if c.idle(cv) || c.heldTooLong(cv) {
 					closing = append(closing, cv)
 				}
 			}
@@ -1074,6 +1090,28 @@ func (c *Correlator) close(cv *conversation) {
 // minute after a DELETE of its session, or IdleTimeout without activity
 // (four times that while a response is awaited on a stream). One that
 // stays open forgets what is too old to be matched again.
+// heldTooLong reports a conversation that has been open longer than
+// MaxHold (from its first activity to its log's time): it is closed like
+// an idle one, its rows marked HoldCut, and the log's next records of it
+// start a new conversation.
+func (c *Correlator) heldTooLong(cv *conversation) bool {
+	if c.MaxHold <= 0 || cv.started.IsZero() {
+		return false
+	}
+	var now time.Time
+	for _, lk := range cv.logs {
+		if t := c.clocks.now(lk); t.After(now) {
+			now = t
+		}
+	}
+	if now.Sub(cv.started) <= c.MaxHold {
+		return false
+	}
+	cv.cut = true
+	c.Stats.HoldCuts++
+	return true
+}
+
 func (c *Correlator) idle(cv *conversation) bool {
 	var now time.Time
 	for _, lk := range cv.logs {

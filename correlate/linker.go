@@ -94,6 +94,9 @@ func (c *Correlator) emit(it Item) {
 }
 
 func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, hold bool) {
+	if cv.cut {
+		row.HoldCut = true
+	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: &row, hold: hold}
 	if hold {
 		it.ev = &linkEvent{log: cv.lin}

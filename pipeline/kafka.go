@@ -34,6 +34,11 @@ type KafkaOptions struct {
 	// arrive side by side, so the window needs to cover their clocks' skew
 	// and lateness only.
 	MergeWindow time.Duration
+	// MaxHold bounds, in event time, how long an open conversation may
+	// hold its partition's commit back (0: DefaultMaxHold; negative: no
+	// bound): past it the conversation is closed, its rows are written
+	// with hold_cut set, and the commit moves on.
+	MaxHold time.Duration
 	// Status, when set, is kept up to date for a readiness probe.
 	Status *KafkaStatus
 	// Store, when set, is where the dataset is published (an S3 bucket and
@@ -58,6 +63,9 @@ func (s *KafkaStatus) Ready() error {
 	return nil
 }
 
+// DefaultMaxHold is KafkaOptions.MaxHold's default.
+const DefaultMaxHold = 15 * time.Minute
+
 // DefaultKafkaMergeWindow is KafkaOptions.MergeWindow's default.
 const DefaultKafkaMergeWindow = 5 * time.Minute
 
@@ -81,6 +89,12 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	case "on", "off", "", "auto":
 	default:
 		return nil, fmt.Errorf("merge mode %q: use auto, on or off", cfg.Merge)
+	}
+	switch {
+	case ko.MaxHold == 0:
+		cfg.MaxHold = DefaultMaxHold
+	case ko.MaxHold > 0:
+		cfg.MaxHold = ko.MaxHold
 	}
 	cons := ko.Consumer
 	cons.Log = cfg.Log

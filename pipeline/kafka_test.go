@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,4 +85,75 @@ func testPseudonyms(t *testing.T) *redact.Pseudonymizer {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// consumeThenStop runs a long-lived consumer until it has read every
+// produced record and committed at least once more, then stops it softly.
+func consumeThenStop(t *testing.T, c *kafkatest.Cluster, group, out string, records int64, maxHold time.Duration) *pipeline.Summary {
+	t.Helper()
+	stop := make(chan struct{})
+	var readCount atomic.Int64
+	cfg := pipeline.Config{OutDir: out, Workers: 2, Pseudonyms: testPseudonyms(t), CommitInterval: 100 * time.Millisecond, Stop: stop,
+		Progress: func(p pipeline.Progress) { readCount.Store(p.Records) }, ProgressEvery: 20 * time.Millisecond, Log: zerolog.Nop()}
+	ko := pipeline.KafkaOptions{MaxHold: maxHold, Consumer: kafkasrc.Config{Brokers: c.Addrs(), Topics: []string{"mcp"}, Group: group,
+		SessionTimeout: 2 * time.Second, HeartbeatInterval: 200 * time.Millisecond, RebalanceTimeout: 5 * time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan struct{})
+	var sum *pipeline.Summary
+	var err error
+	go func() { defer close(done); sum, err = pipeline.RunKafka(ctx, cfg, ko) }()
+	for readCount.Load() < records {
+		select {
+		case <-done:
+			t.Fatalf("consumer ended early: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // commits at the commit interval
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatalf("RunKafka: %v", err)
+	}
+	return sum
+}
+
+func TestKafkaMaxHoldMovesTheCommit(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Options{Topics: map[string]int{"mcp": 2}})
+	// Sessions active over the whole stream (several minutes of event time).
+	recs := kafkatest.Synth(kafkatest.SynthOptions{Topic: "mcp", Partitions: 2, Records: 4000, Sessions: 8})
+	kafkatest.Produce(t, c.Addrs(), recs)
+	end := kafkatest.End(t, c.Addrs(), "mcp")
+
+	// No bound: the open sessions hold the commit near their start.
+	consumeThenStop(t, c, "unbounded", t.TempDir(), int64(len(recs)), -1)
+	held := kafkatest.Committed(t, c.Addrs(), "unbounded", "mcp")
+	// A bound of 1 s of event time (the records span several): conversations are cut, their rows
+	// written with hold_cut, and the commit moves on.
+	out := t.TempDir()
+	sum := consumeThenStop(t, c, "bounded", out, int64(len(recs)), time.Second)
+	moved := kafkatest.Committed(t, c.Addrs(), "bounded", "mcp")
+	for p, e := range end["mcp"] {
+		if held["mcp"][p] > e/2 {
+			t.Errorf("partition %d: without -max-hold the commit reached %d of %d: the sessions did not hold it (the test proves nothing)", p, held["mcp"][p], e)
+		}
+		if moved["mcp"][p] < e*3/4 {
+			t.Errorf("partition %d: with -max-hold 1s the commit is at %d of %d", p, moved["mcp"][p], e)
+		}
+	}
+	if sum.Correlation.HoldCuts == 0 {
+		t.Fatal("no conversation was cut")
+	}
+	db := duck(t)
+	var rows, distinct int64
+	glob := filepath.Join(out, "exchanges", "*", "*.parquet")
+	if err := db.QueryRow("SELECT count(*), count(DISTINCT exchange_id) FROM read_parquet('"+glob+"')").Scan(&rows, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if rows != distinct || rows == 0 {
+		t.Fatalf("%d rows, %d distinct", rows, distinct)
+	}
+	// (Which rows a cut marks is tested in package correlate: those still
+	// open at the cut; synth's exchanges all end before it.)
 }

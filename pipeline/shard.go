@@ -60,7 +60,7 @@ type shard struct {
 func newShard(cfg *Config) *shard {
 	s := &shard{}
 	s.c = correlate.NewShard(func(it correlate.Item) { s.items = append(s.items, it) })
-	s.c.IdleTimeout, s.c.Lateness = cfg.IdleTimeout, cfg.Lateness
+	s.c.IdleTimeout, s.c.Lateness, s.c.MaxHold = cfg.IdleTimeout, cfg.Lateness, cfg.MaxHold
 	return s
 }
 

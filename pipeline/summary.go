@@ -46,9 +46,13 @@ type Config struct {
 	// Lateness flags exchanges of observations this far behind the newest
 	// (see correlate.Correlator). 0 leaves each off.
 	IdleTimeout, Lateness time.Duration
-	Pseudonyms            *redact.Pseudonymizer
-	Policy                *redact.Policy // nil: redact.DefaultPolicy()
-	Log                   zerolog.Logger
+	// MaxHold closes a conversation still active this long (event time)
+	// after it began, its rows marked hold_cut, so that it never holds a
+	// Kafka partition's commit back further (0: never; RunKafka sets it).
+	MaxHold    time.Duration
+	Pseudonyms *redact.Pseudonymizer
+	Policy     *redact.Policy // nil: redact.DefaultPolicy()
+	Log        zerolog.Logger
 	// Progress, when set, receives a progress line every ProgressEvery.
 	Progress      func(p Progress)
 	ProgressEvery time.Duration

@@ -68,6 +68,10 @@ type Exchange struct {
 	MRTRRound       *int32    `parquet:"mrtr_round,optional"`
 	ChainOutcome    *string   `parquet:"chain_outcome,optional,dict"`
 	Scenario        *string   `parquet:"scenario,optional,dict"`
+	// HoldCut: the conversation was still active when -max-hold closed it
+	// (a Kafka consumer bounds how far an open conversation holds its
+	// partition's commit back); its later records form a new conversation.
+	HoldCut bool `parquet:"hold_cut"`
 
 	// Filled when client and server views are merged (sides "both").
 	FailedHop       string   `parquet:"failed_hop,dict"`

@@ -32,6 +32,7 @@ type kafkaFlags struct {
 	sessionTimeout  time.Duration
 	shutdownTimeout time.Duration
 	mergeWindow     time.Duration
+	maxHold         time.Duration
 	metricsAddr     string
 	security        kafkasrc.Security
 	s3              objstore.Config
@@ -59,6 +60,7 @@ func registerKafkaFlags(fs *flag.FlagSet) *kafkaFlags {
 	fs.DurationVar(&k.sessionTimeout, "kafka-session-timeout", 30*time.Second, "how long the group waits for a silent member before giving its partitions to others")
 	fs.DurationVar(&k.shutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, how long ingest may take to write, close and commit before it exits anyway")
 	fs.DurationVar(&k.mergeWindow, "merge-window", pipeline.DefaultKafkaMergeWindow, "Kafka: how long, in the logs' time, a row waits for the other side's view before it is written alone")
+	fs.DurationVar(&k.maxHold, "max-hold", pipeline.DefaultMaxHold, "Kafka: how long, in the logs' time, a conversation still active may hold its partition's commit back; past it its rows are written with hold_cut = true and its later records start a new conversation (0: no bound)")
 	fs.StringVar(&k.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on HOST:PORT/metrics, with /healthz and /readyz (off when empty)")
 	k.security.Flags(fs)
 	fs.StringVar(&k.s3.Endpoint, "s3-endpoint", "", "with -out s3://BUCKET/PREFIX: the S3 endpoint, host:port or a URL (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)")
@@ -145,7 +147,10 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 		cfg.Metrics = m
 		log.Info().Str("addr", srv.Addr()).Msg("serving /metrics, /healthz and /readyz")
 	}
-	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow, Status: status, Store: store,
+	if k.maxHold == 0 {
+		k.maxHold = -1 // 0 on the command line: no bound
+	}
+	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow, MaxHold: k.maxHold, Status: status, Store: store,
 		Consumer: kafkasrc.Config{Brokers: splitList(k.brokers), Topics: k.topics, Group: k.group, Dialer: dialer,
 			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond)}}
 	log.Info().Strs("topics", k.topics).Str("group", k.group).Str("out", cfg.OutDir).Msg("ingest started as a Kafka consumer")
