@@ -144,6 +144,7 @@ func (c *Consumer) Next(ctx context.Context) (*Generation, error) {
 		<-ctx.Done()
 		<-g.release
 	})
+	g.done = genDone{gen}.done()
 	return g, nil
 }
 
@@ -218,6 +219,7 @@ type Generation struct {
 	release chan struct{}
 	relOnce sync.Once
 	started chan struct{}
+	done    <-chan struct{}
 
 	msgs  chan Message
 	wg    sync.WaitGroup
@@ -230,9 +232,7 @@ type Generation struct {
 // Done is closed when the generation ends: a rebalance revoked the
 // assignment, the member lost the group (a broker down), or the group
 // was closed.
-func (g *Generation) Done() <-chan struct{} {
-	return genDone{g.gen}.done()
-}
+func (g *Generation) Done() <-chan struct{} { return g.done }
 
 type genDone struct{ g *kafka.Generation }
 
@@ -360,6 +360,13 @@ func (g *Generation) fetch(ctx context.Context, r *kafka.Reader, p Partition, ne
 				g.c.cfg.OnDrop(p.TopicPartition)
 			}
 			continue // redelivered below the position (kafka-go #1398)
+		}
+		if m.Offset > *next && *next >= 0 {
+			// Offsets not present: compaction and transaction markers leave
+			// gaps; so does retention that removed records before they were
+			// read (kafka-go then skips to the first offset, #365).
+			log.Info().Int64("from", *next).Int64("to", m.Offset-1).
+				Msg("kafka: offsets not in the partition (compacted, transaction markers, or deleted by retention before they were read)")
 		}
 		*next = m.Offset + 1
 		msg := Message{TopicPartition: p.TopicPartition, Offset: m.Offset, HighWater: m.HighWaterMark, Key: m.Key, Value: m.Value, Time: m.Time}
