@@ -743,6 +743,10 @@ func exchangeID(pos schema.Position, m *schema.Message) string {
 	h.Write([]byte(src))
 	h.Write([]byte{0})
 	h.Write(strconv.AppendInt(nil, pos.Line, 10))
+	if pos.Sub != 0 {
+		h.Write([]byte{'.'})
+		h.Write(strconv.AppendInt(nil, int64(pos.Sub), 10))
+	}
 	h.Write([]byte{0, byte(m.ID.Type)})
 	h.Write([]byte(m.ID.Text))
 	h.Write([]byte{0})

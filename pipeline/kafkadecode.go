@@ -28,7 +28,7 @@ func (d *decoder) messages(ctx context.Context, u *Unit, out chan<- decoded) err
 	c := &msgCollector{d: d, p: &p, maxLine: d.maxLine, maxDoc: d.maxDoc}
 	for _, m := range u.msgs {
 		p.bytes += int64(len(m.value))
-		c.offset, c.emitted = m.offset, 0
+		c.offset, c.emitted, c.multi = m.offset, 0, false
 		pos := schema.Position{Source: src, Line: m.offset}
 		switch {
 		case len(m.value) > d.maxLine:
@@ -63,6 +63,7 @@ func (d *decoder) messages(ctx context.Context, u *Unit, out chan<- decoded) err
 			continue
 		}
 		dec, _ := decode.DecoderFor(format)
+		c.multi = true
 		err := dec(src, bytes.NewReader(m.value), c)
 		switch {
 		case err != nil && c.emitted == 0:
@@ -90,6 +91,7 @@ type msgCollector struct {
 	p       *decoded
 	offset  int64
 	emitted int
+	multi   bool // the message is a document of records (not a line)
 	maxLine int
 	maxDoc  int64
 }
@@ -98,14 +100,20 @@ func (c *msgCollector) Observation(o *schema.Observation) {
 	c.emitted++
 	c.p.records++
 	o.Pos.Line = c.offset
+	if c.multi {
+		o.Pos.Sub = int32(c.emitted) // one of the records of a document
+	}
 	c.p.obs = append(c.p.obs, o)
 }
 
 func (c *msgCollector) Quarantine(pos schema.Position, reason, detail string, raw []byte) {
 	c.emitted++
 	c.p.records++
-	c.p.quar = append(c.p.quar, quarantineRow(c.d.rd, pos.Source, c.offset, c.d.runTime, reason,
-		detail+fmt.Sprintf(" (offset %d)", c.offset), int64(len(raw)), raw))
+	where := fmt.Sprintf(" (offset %d)", c.offset)
+	if c.multi {
+		where = fmt.Sprintf(" (offset %d, record %d of the message)", c.offset, c.emitted)
+	}
+	c.p.quar = append(c.p.quar, quarantineRow(c.d.rd, pos.Source, c.offset, c.d.runTime, reason, detail+where, int64(len(raw)), raw))
 }
 
 func (c *msgCollector) Skip(pos schema.Position, why string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,7 +223,11 @@ func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.
 // quarKey identifies a quarantine row of a partition: its offset and
 // reason (a message yields at most a few).
 func quarKey(q *schema.Quarantine) string {
-	return "q:" + strconv.FormatInt(q.Line, 10) + ":" + q.Reason + ":" + strconv.FormatInt(q.Bytes, 10)
+	h := fnv.New64a()
+	h.Write([]byte(q.Reason))
+	h.Write([]byte{0})
+	h.Write([]byte(q.Detail)) // names the record within a message of several
+	return "q:" + strconv.FormatInt(q.Line, 10) + ":" + strconv.FormatUint(h.Sum64(), 16)
 }
 
 func (s *kafkaSink) dropped(n int) {

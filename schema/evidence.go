@@ -12,6 +12,10 @@ type Position struct {
 	// the pipeline. Exchange ids derive from it, so they do not depend on
 	// how a path was spelled.
 	ID string
+	// Sub numbers the records of one line that holds several, from 1 (the
+	// spans of an OTLP document in one Kafka message, whose line is the
+	// message's offset); 0 otherwise. Exchange ids include it when set.
+	Sub int32
 }
 
 // IDType is the JSON type of a JSON-RPC id. Ids are compared type-sensitively:
