@@ -1053,6 +1053,24 @@ func (c *Correlator) LowWater() int64 {
 	return lw
 }
 
+// LowWaterBy is LowWater per log source (Position.Source): into[source]
+// is lowered to the smallest Seq an open conversation that has seen that
+// log still needs. A consumer commits each input up to its own low-water
+// mark, so a conversation held open on one input does not hold the others.
+func (c *Correlator) LowWaterBy(into map[string]int64) {
+	for _, cv := range c.convs {
+		for _, lk := range cv.logs {
+			lowerTo(into, lk.source, cv.first)
+		}
+	}
+}
+
+func lowerTo(m map[string]int64, k string, v int64) {
+	if cur, ok := m[k]; !ok || v < cur {
+		m[k] = v
+	}
+}
+
 // close ends a conversation: every exchange still open is judged on what the
 // log holds, held MRTR chains go out, responses that never found their
 // request are counted, and the conversation's state is dropped.

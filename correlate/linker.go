@@ -465,5 +465,15 @@ func (l *Linker) LowWater() int64 {
 	return lw
 }
 
+// LowWaterBy is LowWater per log source (see Correlator.LowWaterBy).
+func (l *Linker) LowWaterBy(into map[string]int64) {
+	for _, h := range l.held {
+		lowerTo(into, h.log.source, h.row.Conv)
+	}
+	for _, e := range l.expired {
+		lowerTo(into, e.log.source, e.id)
+	}
+}
+
 // Held is how many rows the Linker holds now.
 func (l *Linker) Held() int { return len(l.held) }

@@ -100,6 +100,8 @@ func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 	m := c
 	m.Sides = "both"
 	m.ServerSource = s.Source
+	m.ServerExchangeID, m.ServerLine = s.ExchangeID, s.SourceLine
+	m.HoldCut = c.HoldCut || s.HoldCut
 	cp, sp := c.PostCount, s.PostCount
 	m.ClientPostCount, m.ServerPostCount = &cp, &sp
 	so := s.Outcome

@@ -135,6 +135,14 @@ func (m *Merger) LowWater() int64 {
 	return lw
 }
 
+// LowWaterBy is LowWater per source (the held row's Source; see
+// Correlator.LowWaterBy).
+func (m *Merger) LowWaterBy(into map[string]int64) {
+	for i := range m.held {
+		lowerTo(into, m.held[i].row.Exchange.Source, m.held[i].row.Conv)
+	}
+}
+
 type convPair struct{ client, server string }
 
 // candidatesNear calls fn with the indexes of list (sorted by start time)

@@ -56,6 +56,17 @@ type Message struct {
 	Key       []byte
 	Value     []byte
 	Time      time.Time
+	// Control marks a transaction marker (a commit or abort control
+	// record): no data, but an offset. kafka-go hands them over as
+	// messages; they are recognised by their key (version 0, type 0 or 1)
+	// and value (version 0, coordinator epoch).
+	Control bool
+}
+
+// isControl recognises a transaction marker's key and value.
+func isControl(key, value []byte) bool {
+	return len(key) == 4 && key[0] == 0 && key[1] == 0 && key[2] == 0 && key[3] <= 1 &&
+		len(value) == 6 && value[0] == 0 && value[1] == 0
 }
 
 // Lag is how many messages of its partition follow this one.
@@ -309,9 +320,12 @@ func (g *Generation) read(ctx context.Context, done <-chan struct{}, p Partition
 			Topic:     p.Topic,
 			Partition: p.Partition,
 			Dialer:    g.c.cfg.Dialer,
-			MinBytes:  1,
-			MaxBytes:  g.c.cfg.MaxBytes,
-			MaxWait:   g.c.cfg.MaxWait,
+			// Records of open transactions wait until they are decided.
+			// (kafka-go does not filter aborted records out: see README.)
+			IsolationLevel: kafka.ReadCommitted,
+			MinBytes:       1,
+			MaxBytes:       g.c.cfg.MaxBytes,
+			MaxWait:        g.c.cfg.MaxWait,
 			// Errors are retried here, with a fresh reader.
 			MaxAttempts:    1,
 			ReadBackoffMin: 50 * time.Millisecond,
@@ -369,7 +383,8 @@ func (g *Generation) fetch(ctx context.Context, r *kafka.Reader, p Partition, ne
 				Msg("kafka: offsets not in the partition (compacted, transaction markers, or deleted by retention before they were read)")
 		}
 		*next = m.Offset + 1
-		msg := Message{TopicPartition: p.TopicPartition, Offset: m.Offset, HighWater: m.HighWaterMark, Key: m.Key, Value: m.Value, Time: m.Time}
+		msg := Message{TopicPartition: p.TopicPartition, Offset: m.Offset, HighWater: m.HighWaterMark, Key: m.Key, Value: m.Value, Time: m.Time,
+			Control: isControl(m.Key, m.Value)}
 		select {
 		case g.msgs <- msg:
 		case <-ctx.Done():

@@ -96,6 +96,7 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	case ko.MaxHold > 0:
 		cfg.MaxHold = ko.MaxHold
 	}
+	cfg.lowWaterByInput = true
 	cons := ko.Consumer
 	cons.Log = cfg.Log
 	k := &kafkaRun{cfg: &cfg, ko: ko}
@@ -378,21 +379,27 @@ func (ks *kafkaState) convEnded(e *correlate.ConvEnd) { ks.ended = append(ks.end
 // below the bound), so their records past the committed position are
 // used up and a replay skips them. Conversations that started at or past
 // the bound are replayed whole, and their rows are known by key.
-func (ks *kafkaState) beforeCommit(bound int64) {
+func (ks *kafkaState) beforeCommit(boundOf func(*Input) int64) {
 	keep := ks.ended[:0]
 	for _, e := range ks.ended {
-		if e.First >= bound {
-			keep = append(keep, e)
-			continue
-		}
+		pending := false
 		h := convHash(e.Key)
 		for _, pos := range e.Last {
-			if sc := ks.sink.byID[pos.ID]; sc != nil {
-				k := "c:" + h
-				if pos.Line > sc.keys[k] {
-					sc.keys[k] = pos.Line
-				}
+			sc := ks.sink.byID[pos.ID]
+			if sc == nil {
+				continue
 			}
+			if e.First >= boundOf(sc.in) {
+				pending = true // its records past the bound are replayed with it
+				continue
+			}
+			k := "c:" + h
+			if pos.Line > sc.keys[k] {
+				sc.keys[k] = pos.Line
+			}
+		}
+		if pending {
+			keep = append(keep, e)
 		}
 	}
 	clear(ks.ended[len(keep):])

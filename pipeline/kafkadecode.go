@@ -12,8 +12,9 @@ import (
 
 // message is one Kafka record in a unit: its offset and value.
 type message struct {
-	offset int64
-	value  []byte
+	offset  int64
+	value   []byte
+	control bool // a transaction marker: skipped, counted
 }
 
 // messages decodes a unit of Kafka messages: each value is one record in
@@ -31,6 +32,9 @@ func (d *decoder) messages(ctx context.Context, u *Unit, out chan<- decoded) err
 		c.offset, c.emitted, c.multi = m.offset, 0, false
 		pos := schema.Position{Source: src, Line: m.offset}
 		switch {
+		case m.control:
+			c.Skip(pos, "kafka_transaction_marker")
+			continue
 		case len(m.value) > d.maxLine:
 			c.Quarantine(pos, decode.ReasonLineTooLong, fmt.Sprintf("message of %d bytes is longer than the limit of %d bytes (-max-line)", len(m.value), d.maxLine), m.value[:min(len(m.value), 512)])
 			continue

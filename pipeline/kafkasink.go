@@ -174,6 +174,13 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 		if _, dup := sc.keys[rows[i].ExchangeID]; dup {
 			continue
 		}
+		if r := &rows[i]; r.ServerExchangeID != "" {
+			if srv := s.byName[r.ServerSource]; srv != nil && srv != sc {
+				if _, dup := srv.keys[r.ServerExchangeID]; dup {
+					continue // the server's row of it is written already
+				}
+			}
+		}
 		keep = append(keep, rows[i])
 	}
 	if n := len(rows) - len(keep); n > 0 {
@@ -186,8 +193,16 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 		return err
 	}
 	for i := range keep {
-		sc.keys[keep[i].ExchangeID] = keep[i].SourceLine
-		s.cfg.Metrics.ExchangesOut(keep[i].Outcome, 1)
+		r := &keep[i]
+		sc.keys[r.ExchangeID] = r.SourceLine
+		if r.ServerExchangeID != "" {
+			// A merged row stands for the server's row too: a replay of the
+			// server's partition alone does not write it again.
+			if srv := s.byName[r.ServerSource]; srv != nil {
+				srv.keys[r.ServerExchangeID] = r.ServerLine
+			}
+		}
+		s.cfg.Metrics.ExchangesOut(r.Outcome, 1)
 	}
 	return nil
 }
@@ -298,7 +313,6 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 		return err
 	}
 	sc.position = pos
-	sc.durable = pos
 	for _, f := range files {
 		p := sc.ds.Path(f.Path)
 		switch f.Table {
@@ -311,8 +325,11 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 	if s.publish != nil {
 		err := s.publish(ctx, sc, files)
 		s.cfg.Metrics.Commit(metrics.CommitUpload, err)
-		return err
+		if err != nil {
+			return err // durable here, not in the bucket: the offsets stay
+		}
 	}
+	sc.durable = pos // published: the offset to commit
 	return nil
 }
 

@@ -116,7 +116,7 @@ func (s *kafkaSource) add(m *kafkasrc.Message) {
 	}
 	p.next = m.Offset + 1
 	p.read.Store(p.next)
-	p.buf = append(p.buf, message{offset: m.Offset, value: m.Value})
+	p.buf = append(p.buf, message{offset: m.Offset, value: m.Value, control: m.Control})
 	p.size += len(m.Value)
 	s.stats.records.Add(1)
 	s.stats.bytes.Add(int64(len(m.Value)))

@@ -517,7 +517,27 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 				if merger != nil {
 					lowWater = min(lowWater, merger.LowWater())
 				}
-				if err := p.commitStreams(ctx, min(mark.mark.Seq+1, lowWater), last); err != nil {
+				round := mark.mark.Seq + 1
+				bound := min(round, lowWater)
+				boundOf := func(*Input) int64 { return bound }
+				if p.cfg.lowWaterByInput {
+					// Each input up to what its own open state needs.
+					by := map[string]int64{}
+					for k, v := range ord.lowBy {
+						by[k] = v
+					}
+					linker.LowWaterBy(by)
+					if merger != nil {
+						merger.LowWaterBy(by)
+					}
+					boundOf = func(in *Input) int64 {
+						if v, ok := by[in.Name]; ok {
+							return min(round, v)
+						}
+						return round
+					}
+				}
+				if err := p.commitStreams(ctx, boundOf, last); err != nil {
 					return err
 				}
 				lastCommit = time.Now()
@@ -565,7 +585,7 @@ var errKeptOpen = errors.New("held by a conversation still open when the run end
 // commitStreams publishes the streams' rows up to bound (the round's end,
 // capped by the oldest seq open state still needs), acknowledges the units
 // it covers, and runs afterCommit; final also ends the sink.
-func (p *run) commitStreams(ctx context.Context, bound int64, final bool) error {
+func (p *run) commitStreams(ctx context.Context, boundOf func(*Input) int64, final bool) error {
 	// A stream's rows are published as it goes; files wait for the end,
 	// so that a failed run leaves the dataset as it was.
 	var streams []*Input
@@ -580,10 +600,10 @@ func (p *run) commitStreams(ctx context.Context, bound int64, final bool) error 
 		}
 	}
 	for _, in := range streams {
-		in.commitAt.Store(p.acks.durableUpTo(in, bound))
+		in.commitAt.Store(p.acks.durableUpTo(in, boundOf(in)))
 	}
 	if p.kafka != nil {
-		p.kafka.beforeCommit(bound)
+		p.kafka.beforeCommit(boundOf)
 	}
 	began := time.Now()
 	err := p.sink.Commit(ctx, streams, final)
@@ -595,7 +615,7 @@ func (p *run) commitStreams(ctx context.Context, bound int64, final bool) error 
 	p.sum.StreamCommits++
 	// Only the committed inputs' units: a file's rows are published at
 	// the end.
-	if _, err := p.acks.releaseBelow(ctx, bound, func(in *Input) bool { return in.Stream }, nil); err != nil {
+	if _, err := p.acks.releaseBy(ctx, boundOf, func(in *Input) bool { return in.Stream }, nil); err != nil {
 		return err
 	}
 	if p.afterCommit != nil {

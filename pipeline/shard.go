@@ -47,6 +47,9 @@ type roundOut struct {
 	mark     marker
 	lowWater int64
 	open     int // the shard's open conversations after the round
+	// lowBy is lowWater per input name (Kafka runs, which commit each
+	// partition up to its own), nil otherwise.
+	lowBy map[string]int64
 }
 
 // shard runs one correlator: it pairs and classifies the conversations
@@ -55,10 +58,11 @@ type shard struct {
 	c     *correlate.Correlator
 	items []correlate.Item
 	stats correlate.Stats
+	byIn  bool // report low-water marks per input
 }
 
 func newShard(cfg *Config) *shard {
-	s := &shard{}
+	s := &shard{byIn: cfg.lowWaterByInput}
 	s.c = correlate.NewShard(func(it correlate.Item) { s.items = append(s.items, it) })
 	s.c.IdleTimeout, s.c.Lateness, s.c.MaxHold = cfg.IdleTimeout, cfg.Lateness, cfg.MaxHold
 	return s
@@ -79,6 +83,10 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 			}
 		}
 		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater(), open: s.c.OpenConversations()}
+		if s.byIn {
+			r.lowBy = map[string]int64{}
+			s.c.LowWaterBy(r.lowBy)
+		}
 		s.items = nil
 		select {
 		case out <- r:
@@ -91,7 +99,8 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 // orderer merges the streams' rounds into one stream in key order.
 type orderer struct {
 	streams []<-chan roundOut
-	open    int // open conversations after the last round, over every shard
+	open    int              // open conversations after the last round, over every shard
+	lowBy   map[string]int64 // the shards' low-water marks per input after the last round (Kafka)
 }
 
 // next reads one round from every stream and returns its items in key
@@ -101,6 +110,7 @@ type orderer struct {
 func (o *orderer) next(ctx context.Context) (items []correlate.Item, quar []item, mark marker, lowWater int64, ok bool) {
 	lowWater = math.MaxInt64
 	o.open = 0
+	clear(o.lowBy)
 	for i, ch := range o.streams {
 		var r roundOut
 		select {
@@ -116,6 +126,14 @@ func (o *orderer) next(ctx context.Context) (items []correlate.Item, quar []item
 		}
 		lowWater = min(lowWater, r.lowWater)
 		o.open += r.open
+		for k, v := range r.lowBy {
+			if o.lowBy == nil {
+				o.lowBy = map[string]int64{}
+			}
+			if cur, ok := o.lowBy[k]; !ok || v < cur {
+				o.lowBy[k] = v
+			}
+		}
 		items = append(items, r.items...)
 		quar = append(quar, r.quar...)
 	}

@@ -74,6 +74,10 @@ type Config struct {
 	// nil is a no-op).
 	Metrics *metrics.Metrics
 
+	// lowWaterByInput: each input is committed up to its own low-water
+	// mark (Kafka partitions), not the run's.
+	lowWaterByInput bool
+
 	newSink func(ctx context.Context, cfg Config, sum *Summary, kept func(*Input)) (Sink, error) // tests swap the sink
 }
 

@@ -77,19 +77,51 @@ func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, of func(*Input
 	return len(done), first
 }
 
+// releaseBy is releaseBelow with a bound per input: a unit is
+// acknowledged once all its records have a seq below its input's bound
+// and every earlier unit of its input has been; units of other inputs do
+// not wait for it.
+func (q *ackQueue) releaseBy(ctx context.Context, boundOf func(*Input) int64, of func(*Input) bool, err error) (int, error) {
+	q.mu.Lock()
+	var done, keep []*Unit
+	blocked := map[*Input]bool{}
+	for _, u := range q.units {
+		switch {
+		case of != nil && !of(u.Input):
+			keep = append(keep, u)
+		case blocked[u.Input] || u.last >= boundOf(u.Input):
+			blocked[u.Input] = true
+			keep = append(keep, u)
+		default:
+			done = append(done, u)
+		}
+	}
+	q.units = keep
+	q.mu.Unlock()
+	var first error
+	for _, u := range done {
+		if aerr := u.Ack(ctx, err); aerr != nil && first == nil {
+			first = aerr
+		}
+	}
+	return len(done), first
+}
+
 // durableUpTo is the last position of in's queued units whose records all
-// have a seq below bound: how far a commit at bound covers the input.
+// have a seq below bound (and so have those of every earlier unit of in):
+// how far a commit at bound covers the input.
 func (q *ackQueue) durableUpTo(in *Input, bound int64) int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	pos := in.Ckpt.Committable()
 	for _, u := range q.units {
+		if u.Input != in {
+			continue
+		}
 		if u.last >= bound {
 			break
 		}
-		if u.Input == in && u.Last > pos {
-			pos = u.Last
-		}
+		pos = max(pos, u.Last)
 	}
 	return pos
 }

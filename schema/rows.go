@@ -89,7 +89,13 @@ type Exchange struct {
 	// ServerSource is the source of the server's row a merged row was made
 	// from (Source is the client's): the pipeline files the row under both.
 	ServerSource string `parquet:"-"`
-	Arguments    []byte `parquet:"-"`
+	// ServerExchangeID and ServerLine are the server row's exchange_id and
+	// source_line: a Kafka consumer records them in the server partition's
+	// keys, so a replay of that partition alone does not write the server
+	// row again beside the merged one.
+	ServerExchangeID string `parquet:"-"`
+	ServerLine       int64  `parquet:"-"`
+	Arguments        []byte `parquet:"-"`
 }
 
 // Quarantine is one row of the quarantine table: an input record that could
