@@ -85,38 +85,16 @@ func recordSamples(t *testing.T) (files []sampleFile, skipped []string) {
 		}
 		f := sampleFile{name: name, path: in.Path, format: format}
 		if (format == decode.FormatOTLPTraces || format == decode.FormatOTLPLogs) && json.Valid(data) {
-			f.msgs = perResource(t, name, data)
+			// One document, pretty-printed or not: one message, whose
+			// records (spans) all have its offset. traces.json holds the
+			// client's and the server's span of the same requests.
+			f.msgs = [][]byte{bytes.TrimSpace(data)}
 		} else {
 			f.msgs = bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 		}
 		files = append(files, f)
 	}
 	return files, skipped
-}
-
-// perResource splits one OTLP JSON document into one export request per
-// resource (an SDK exports one resource per request), each resource's JSON
-// kept byte for byte.
-//
-// Not the whole document as one message: a message's records all get the
-// message's offset as their line, and exchange ids derive from source,
-// line and JSON-RPC id, so the client's and the server's span of one
-// request in one document get the same exchange_id (a defect reported to
-// the lead; traces.json has both views of five requests). Send the
-// document whole once exchange ids tell a message's records apart.
-func perResource(t *testing.T, name string, data []byte) [][]byte {
-	t.Helper()
-	var doc map[string][]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil || len(doc) != 1 {
-		t.Fatalf("%s: not an OTLP export request with one list of resources (%v)", name, err)
-	}
-	var msgs [][]byte
-	for field, resources := range doc {
-		for _, r := range resources {
-			msgs = append(msgs, fmt.Appendf(nil, `{%q:[%s]}`, field, r))
-		}
-	}
-	return msgs
 }
 
 // sampleRecords puts file i on partition i of topic, its messages in file
