@@ -250,14 +250,18 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		return false, err
 	}
 	defer func() { cancel(); gen.StopReading() }()
-	ks := &kafkaState{gen: gen, sink: sink, parts: map[*Input]kafkasrc.TopicPartition{}, done: map[*Input]*replayDone{}, m: cfg.Metrics}
+	ks := &kafkaState{gen: gen, sink: sink, parts: map[*Input]kafkasrc.TopicPartition{}, done: map[*Input]*replayDone{}, m: cfg.Metrics,
+		latest: map[*Input]time.Time{}, processed: map[*Input]int64{}, partOf: map[*Input]*kafkaPart{}}
 	src := &kafkaSource{cfg: cfg, gen: gen, parts: map[kafkasrc.TopicPartition]*kafkaPart{}, stats: nil,
 		untilCaughtUp: k.ko.UntilCaughtUp, revoked: gen.Done()}
 	for i, p := range parts {
 		in := inputs[i]
 		kp := &kafkaPart{in: in, tp: p.TopicPartition, end: p.End, next: p.Start}
 		kp.read.Store(p.Start)
+		kp.hw.Store(p.End)
 		src.parts[p.TopicPartition] = kp
+		ks.partOf[in] = kp
+		ks.processed[in] = p.Start // positions are offset+1: everything before Start is done
 		ks.parts[in] = p.TopicPartition
 		ks.done[in] = sink.scopes[i].replay
 		log.Debug().Str("partition", p.String()).Int64("from", p.Start).Int64("end", p.End).Msg("kafka: reading")
@@ -337,6 +341,48 @@ type kafkaState struct {
 	src     *kafkaSource
 	metrics map[*kafkaPart]*metrics.Partition
 	m       *metrics.Metrics
+	// Per input, for the merge clock (the sequencer's): the newest event
+	// time and the position processed.
+	latest    map[*Input]time.Time
+	processed map[*Input]int64
+	partOf    map[*Input]*kafkaPart
+}
+
+// observed notes a part of a unit the sequencer has processed.
+func (ks *kafkaState) observed(in *Input, obs []*schema.Observation, last int64) {
+	t := ks.latest[in]
+	for _, o := range obs {
+		if ot := o.EndOrStart(); ot.After(t) {
+			t = ot
+		}
+	}
+	ks.latest[in] = t
+	ks.processed[in] = max(ks.processed[in], last)
+}
+
+// mergeNow is the oldest newest-event-time of the partitions that still
+// have records to come (read behind their high watermark); zero when none
+// has (all caught up: the Merger follows the run's clock).
+func (ks *kafkaState) mergeNow() time.Time {
+	var now time.Time
+	var behind bool
+	for in, p := range ks.partOf {
+		hw := p.hw.Load()
+		if hw == 0 && p.read.Load() == 0 {
+			continue // nothing in it, nothing seen yet
+		}
+		if ks.processed[in] >= hw {
+			continue // caught up: its next records are new
+		}
+		t := ks.latest[in]
+		if !behind || t.Before(now) {
+			now, behind = t, true
+		}
+	}
+	if behind && now.IsZero() {
+		return time.Unix(0, 1) // a partition with records to come but none seen yet: hold
+	}
+	return now
 }
 
 // commitOffsets commits every partition's committable offset with the

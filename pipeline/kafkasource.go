@@ -36,6 +36,7 @@ type kafkaPart struct {
 	end  int64        // end offset to reach with -kafka-until-caught-up
 	next int64        // next offset expected
 	read atomic.Int64 // next, for other goroutines
+	hw   atomic.Int64 // the partition's high watermark when last read
 	buf  []message
 	size int
 }
@@ -116,6 +117,7 @@ func (s *kafkaSource) add(m *kafkasrc.Message) {
 	}
 	p.next = m.Offset + 1
 	p.read.Store(p.next)
+	p.hw.Store(m.HighWater)
 	p.buf = append(p.buf, message{offset: m.Offset, value: m.Value, control: m.Control})
 	p.size += len(m.Value)
 	s.stats.records.Add(1)

@@ -360,7 +360,11 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 			if quiet := now.Sub(lastInput); quiet >= p.cfg.FlushInterval {
 				clock.Pass(quiet, func(source string) bool { in := p.byName[source]; return in != nil && in.Stream })
 				lastInput = now
-				if !send(nil, nil, marker{mark: clock.Mark(seq)}) {
+				m := marker{mark: clock.Mark(seq)}
+				if p.kafka != nil && p.merging {
+					m.mergeNow = p.kafka.mergeNow()
+				}
+				if !send(nil, nil, m) {
 					return nil
 				}
 			}
@@ -414,7 +418,12 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					quar = append(quar, item{in: u.Input, q: q})
 				}
 				sum.Quarantined += int64(len(d.quar))
-				if !send(routed, quar, marker{mark: clock.Mark(seq)}) {
+				m := marker{mark: clock.Mark(seq)}
+				if p.kafka != nil && p.merging {
+					p.kafka.observed(u.Input, d.obs, u.Last)
+					m.mergeNow = p.kafka.mergeNow()
+				}
+				if !send(routed, quar, m) {
 					return nil
 				}
 			}
@@ -489,9 +498,14 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		}
 		if merger != nil {
 			before := len(rows)
-			if mark.final {
+			switch {
+			case mark.final:
 				merger.Finish()
-			} else {
+			case !mark.mergeNow.IsZero():
+				m := mark.mark
+				m.Now = mark.mergeNow
+				merger.Advance(m)
+			default:
 				merger.Advance(mark.mark)
 			}
 			for i := before; i < len(rows); i++ {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 
 	"mcptrace/correlate"
 	"mcptrace/schema"
@@ -22,6 +23,11 @@ type marker struct {
 	// written, the commit stays at or before their first records, and a
 	// replay rebuilds them. Shards treat it as an ordinary round.
 	last bool
+	// mergeNow, when set (Kafka, merging), is the event time the Merger is
+	// advanced to: the oldest of the partitions' newest times, among those
+	// with records still to come, so that a partition read ahead does not
+	// decide rows before the other side's partition has caught up.
+	mergeNow time.Time
 }
 
 // item is one quarantine row on its way to the sink, with the input it
