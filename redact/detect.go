@@ -1104,7 +1104,8 @@ func isB64(c byte) bool {
 }
 
 // plausibleBase64: long enough, with both cases (encoded text nearly always
-// has them), and not a hex hash or UUID.
+// has them; the encoding of upper-case text such as an AWS key id may have
+// none, so a long upper-case run counts too), and not a hex hash or UUID.
 func plausibleBase64(t string) bool {
 	if len(t) < minBase64Run {
 		return false
@@ -1116,7 +1117,7 @@ func plausibleBase64(t string) bool {
 		up = up || 'A' <= c && c <= 'Z'
 		hex = hex && (isHex(c) || c == '-')
 	}
-	return lo && up && !hex
+	return (lo && up || up && len(t) >= 24) && !hex
 }
 
 // decodeBase64 decodes standard or URL-safe base64, padded or not; "" if
@@ -1231,7 +1232,7 @@ func prefilterOf(s string, hits []hit) prefilter {
 			seen |= cl
 			p.digits += int(cl & clDigit)
 		} else {
-			if run >= minBase64Run && seen&(clLower|clUpper) == clLower|clUpper {
+			if b64Run(run, seen) {
 				p.base64 = true
 			}
 			run, seen = 0, 0
@@ -1262,10 +1263,16 @@ func prefilterOf(s string, hits []hit) prefilter {
 			}
 		}
 	}
-	if run >= minBase64Run && seen&(clLower|clUpper) == clLower|clUpper {
+	if b64Run(run, seen) {
 		p.base64 = true
 	}
 	return p
+}
+
+// b64Run: a run that plausibleBase64 may accept (both cases, or a long
+// upper-case one).
+func b64Run(run int, seen uint8) bool {
+	return run >= minBase64Run && seen&(clLower|clUpper) == clLower|clUpper || run >= 24 && seen&clUpper != 0
 }
 
 // Byte classes for the prefilter: the base64 alphabet, by kind.
