@@ -306,6 +306,14 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	c.seq, c.key, c.attachN = seq, Key{Seq: seq}, 0
 	c.Stats.Observations++
 	t := o.EndOrStart()
+	if old := c.convs[ConversationKey(o)]; old != nil && c.overAt(old, t) {
+		// The record comes after its conversation's idle timeout or
+		// MaxHold: the conversation ends here, whether or not a sweep
+		// has ended it already (sweeps run at Marks, which depend on how
+		// the input was cut into units), so the same records always cut
+		// the same way.
+		c.close(old)
+	}
 	cv := c.conv(o)
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
@@ -1112,6 +1120,28 @@ func (c *Correlator) close(cv *conversation) {
 // minute after a DELETE of its session, or IdleTimeout without activity
 // (four times that while a response is awaited on a stream). One that
 // stays open forgets what is too old to be matched again.
+// overAt reports that a record at t no longer belongs to cv: cv has been
+// idle past IdleTimeout (or past the grace after its session was deleted),
+// or has been active past MaxHold.
+func (c *Correlator) overAt(cv *conversation, t time.Time) bool {
+	if c.MaxHold > 0 && !cv.started.IsZero() && t.Sub(cv.started) > c.MaxHold {
+		cv.cut = true
+		c.Stats.HoldCuts++
+		return true
+	}
+	if c.IdleTimeout <= 0 {
+		return false
+	}
+	idle := t.Sub(cv.last)
+	switch {
+	case cv.ended && idle > min(c.IdleTimeout, time.Minute):
+		return true
+	case idle > c.IdleTimeout && (!cv.waitsOnStream() || idle > 4*c.IdleTimeout):
+		return true
+	}
+	return false
+}
+
 // heldTooLong reports a conversation that has been open longer than
 // MaxHold (from its first activity to its log's time): it is closed like
 // an idle one, its rows marked HoldCut, and the log's next records of it

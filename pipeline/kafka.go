@@ -136,6 +136,25 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 		cfg.Metrics.Rebalance()
 		var done bool
 		done, runErr = k.generation(ctx, gen)
+		if done && runErr == nil && ko.UntilCaughtUp && !stopped(cfg.Stop) && ctx.Err() == nil {
+			// Caught up on what this member owns. A member that died
+			// without leaving still holds its partitions until the group
+			// evicts it (a session timeout): wait that long for a
+			// rebalance that hands them over before exiting.
+			settle := ko.Consumer.SessionTimeout
+			if settle <= 0 {
+				settle = 30 * time.Second // kafka-go's default
+			}
+			t := time.NewTimer(settle + settle/2)
+			select {
+			case <-gen.Done():
+				done = false // a rebalance: catch up on the new assignment
+			case <-t.C:
+			case <-cfg.Stop:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 		gen.End()
 		if done {
 			break
@@ -177,6 +196,11 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	cfg := k.cfg
 	log := cfg.Log.With().Int32("generation", gen.ID).Logger()
 	if len(gen.Assigned) == 0 {
+		if k.ko.UntilCaughtUp {
+			// More members than partitions: this one has nothing to catch up on.
+			log.Info().Msg("kafka: no partition assigned to this member: nothing to catch up on")
+			return true, nil
+		}
 		log.Info().Msg("kafka: no partition assigned to this member; waiting for a rebalance")
 		select {
 		case <-gen.Done():
@@ -212,7 +236,14 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		names = append(names, id)
 	}
 	log.Info().Strs("partitions", names).Msg("kafka: partitions assigned")
-	sink, err := openKafkaSink(gctx, cfg, k.sum, inputs, tps, k.ko.Store)
+	// A broker or store briefly unavailable (right after a restart) is
+	// waited out while the generation lasts.
+	var sink *kafkaSink
+	err = retrying(gctx, log, "opening the dataset's parts", func() error {
+		var err error
+		sink, err = openKafkaSink(gctx, cfg, k.sum, inputs, tps, k.ko.Store)
+		return err
+	})
 	if err != nil {
 		if gctx.Err() != nil {
 			return stopped(cfg.Stop), nil // revoked (or stopped) while an earlier owner still held a partition
@@ -241,7 +272,12 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		k.sum.CommitErrors++
 		log.Warn().Err(err).Msg("kafka: committing the offsets the dataset is durable to failed; retried at the next commit")
 	}
-	parts, err := gen.Start(gctx, starts)
+	var parts []kafkasrc.Partition
+	err = retrying(gctx, log, "reading the partitions' offsets", func() error {
+		var err error
+		parts, err = gen.Start(gctx, starts)
+		return err
+	})
 	if err != nil {
 		sink.Abort()
 		if gctx.Err() != nil {
@@ -302,9 +338,40 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	// The engine runs on ctx, not gctx: a revocation or a stop ends the
 	// source (it watches both), and what is complete drains, is written
 	// and committed; only ctx abandons the run.
-	err = p.execute(ctx)
-	if errors.Is(err, ErrStopped) {
-		err = nil
+	// A revoked member that drains for longer than the group waits would
+	// be evicted and keep writing beside the new owner: past half the
+	// rebalance timeout the drain is abandoned (nothing more is published;
+	// the new owner replays).
+	ectx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	drained := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		select {
+		case <-gen.Done():
+		case <-drained:
+			return
+		}
+		limit := k.ko.Consumer.RebalanceTimeout
+		if limit <= 0 {
+			limit = 30 * time.Second // kafka-go's default
+		}
+		t := time.NewTimer(limit / 2)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			log.Warn().Dur("after", limit/2).Msg("kafka: the drain after a revocation took too long; abandoned, the new owner replays it")
+			abandon()
+		case <-drained:
+		}
+	}()
+	err = p.execute(ectx)
+	close(drained)
+	watch.Wait()
+	if errors.Is(err, ErrStopped) || errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		err = nil // a stop, or a drain abandoned: what was committed stands
 	}
 	ks.commitOffsets(log, k.sum) // once more: a commit that failed is retried
 	uncommitted := 0
@@ -326,6 +393,33 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	// Caught up, but a commit was refused (the generation ended during
 	// the last one): the next generation commits what is durable.
 	return src.caughtUp.Load() && uncommitted == 0, nil
+}
+
+// retryFor bounds retrying: an error that lasts longer is not transient.
+const retryFor = 2 * time.Minute
+
+// retrying runs fn until it succeeds, ctx ends or retryFor has passed, backing off between
+// tries (errors that may pass: a broker restarting, a store briefly
+// refusing). Errors that cannot pass still end the generation's work when
+// ctx ends (a revocation or a stop).
+func retrying(ctx context.Context, log zerolog.Logger, what string, fn func() error) error {
+	wait := 200 * time.Millisecond
+	giveUp := time.Now().Add(retryFor)
+	for {
+		err := fn()
+		if err == nil || ctx.Err() != nil || time.Now().After(giveUp) {
+			return err
+		}
+		log.Warn().Err(err).Dur("retry_in", wait).Msg("kafka: " + what + " failed; retrying")
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		wait = min(wait*2, 10*time.Second)
+	}
 }
 
 // kafkaState is the Kafka side of one engine run: the generation whose

@@ -93,7 +93,7 @@ func consumeThenStop(t *testing.T, c *kafkatest.Cluster, group, out string, reco
 	t.Helper()
 	stop := make(chan struct{})
 	var readCount atomic.Int64
-	cfg := pipeline.Config{OutDir: out, Workers: 2, Pseudonyms: testPseudonyms(t), CommitInterval: 100 * time.Millisecond, Stop: stop,
+	cfg := pipeline.Config{OutDir: out, Workers: 2, Pseudonyms: testPseudonyms(t), CommitInterval: 100 * time.Millisecond, Stop: stop, IdleTimeout: 30 * time.Minute,
 		Progress: func(p pipeline.Progress) { readCount.Store(p.Records) }, ProgressEvery: 20 * time.Millisecond, Log: zerolog.Nop()}
 	ko := pipeline.KafkaOptions{MaxHold: maxHold, Consumer: kafkasrc.Config{Brokers: c.Addrs(), Topics: []string{"mcp"}, Group: group,
 		SessionTimeout: 2 * time.Second, HeartbeatInterval: 200 * time.Millisecond, RebalanceTimeout: 5 * time.Second}}
@@ -121,27 +121,28 @@ func consumeThenStop(t *testing.T, c *kafkatest.Cluster, group, out string, reco
 
 func TestKafkaMaxHoldMovesTheCommit(t *testing.T) {
 	c := kafkatest.Start(t, kafkatest.Options{Topics: map[string]int{"mcp": 2}})
-	// Sessions active over the whole stream (several minutes of event time).
-	recs := kafkatest.Synth(kafkatest.SynthOptions{Topic: "mcp", Partitions: 2, Records: 4000, Sessions: 8})
+	// Sessions active over the whole stream: two days of event time.
+	recs := kafkatest.Synth(kafkatest.SynthOptions{Topic: "mcp", Partitions: 2, Records: 4000, Sessions: 8, Days: 2})
 	kafkatest.Produce(t, c.Addrs(), recs)
 	end := kafkatest.End(t, c.Addrs(), "mcp")
 
 	// No bound: the open sessions hold the commit near their start.
 	consumeThenStop(t, c, "unbounded", t.TempDir(), int64(len(recs)), -1)
 	held := kafkatest.Committed(t, c.Addrs(), "unbounded", "mcp")
-	// A bound of 1 s of event time (the records span several): conversations are cut, their rows
-	// written with hold_cut, and the commit moves on.
+	// A bound of 1 h of event time: conversations are cut, what is open in
+	// them is written with hold_cut, and the commit moves on.
 	out := t.TempDir()
-	sum := consumeThenStop(t, c, "bounded", out, int64(len(recs)), time.Second)
+	sum := consumeThenStop(t, c, "bounded", out, int64(len(recs)), time.Hour)
 	moved := kafkatest.Committed(t, c.Addrs(), "bounded", "mcp")
 	for p, e := range end["mcp"] {
 		if held["mcp"][p] > e/2 {
 			t.Errorf("partition %d: without -max-hold the commit reached %d of %d: the sessions did not hold it (the test proves nothing)", p, held["mcp"][p], e)
 		}
-		if moved["mcp"][p] < e*3/4 {
-			t.Errorf("partition %d: with -max-hold 1s the commit is at %d of %d", p, moved["mcp"][p], e)
+		if moved["mcp"][p] < e*3/4 || moved["mcp"][p] <= held["mcp"][p] {
+			t.Errorf("partition %d: with -max-hold 1h the commit is at %d of %d", p, moved["mcp"][p], e)
 		}
 	}
+	t.Logf("hold cuts %d, closed %d, held for replay %d, committed %v", sum.Correlation.HoldCuts, sum.Correlation.Closed, sum.HeldForReplay, moved)
 	if sum.Correlation.HoldCuts == 0 {
 		t.Fatal("no conversation was cut")
 	}

@@ -127,7 +127,36 @@ func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input,
 		s.byName[in.Name] = sc
 		s.byID[in.ID] = sc
 	}
+	// A merged row's server key lives in the client's scope (see
+	// WriteExchanges): the server's scope learns it here.
+	byScope := map[string]*kafkaScope{}
+	for _, sc := range s.scopes {
+		byScope[sc.name] = sc
+	}
+	for _, sc := range s.scopes {
+		for k, line := range sc.keys {
+			if srv, id, ok := splitServerKey(k); ok && byScope[srv] != nil {
+				byScope[srv].keys[id] = line
+			}
+		}
+	}
 	return s, nil
+}
+
+// serverKey is how a client scope keeps the key of a merged row's server
+// row: "s:<server scope>:<exchange id>".
+func serverKey(scope, id string) string { return "s:" + scope + ":" + id }
+
+func splitServerKey(k string) (scope, id string, ok bool) {
+	rest, ok := strings.CutPrefix(k, "s:")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 {
+		return "", "", false
+	}
+	return rest[:i], rest[i+1:], true
 }
 
 // Keys are stored as "<key> <line>".
@@ -174,13 +203,9 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 		if _, dup := sc.keys[rows[i].ExchangeID]; dup {
 			continue
 		}
-		if r := &rows[i]; r.ServerExchangeID != "" {
-			if srv := s.byName[r.ServerSource]; srv != nil && srv != sc {
-				if _, dup := srv.keys[r.ServerExchangeID]; dup {
-					continue // the server's row of it is written already
-				}
-			}
-		}
+		// A merged row whose server row alone is written already (a replay
+		// that merges what was written single-sided) is still written: the
+		// client's view would be lost otherwise.
 		keep = append(keep, rows[i])
 	}
 	if n := len(rows) - len(keep); n > 0 {
@@ -197,9 +222,12 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 		sc.keys[r.ExchangeID] = r.SourceLine
 		if r.ServerExchangeID != "" {
 			// A merged row stands for the server's row too: a replay of the
-			// server's partition alone does not write it again.
-			if srv := s.byName[r.ServerSource]; srv != nil {
+			// server's partition alone does not write it again. The key is
+			// kept with the merged row, in this scope's commit (so both are
+			// durable at once), and known to the server's scope.
+			if srv := s.byName[r.ServerSource]; srv != nil && srv != sc {
 				srv.keys[r.ServerExchangeID] = r.ServerLine
+				sc.keys[serverKey(srv.name, r.ServerExchangeID)] = r.ServerLine
 			}
 		}
 		s.cfg.Metrics.ExchangesOut(r.Outcome, 1)
@@ -291,7 +319,16 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 	}
 	var keys []string
 	for k, line := range sc.keys {
-		if line < pos {
+		limit := pos
+		if srv, _, ok := splitServerKey(k); ok {
+			limit = 0 // a server row's key: pruned by the server's position
+			for _, o := range s.scopes {
+				if o.name == srv {
+					limit = o.position
+				}
+			}
+		}
+		if line < limit {
 			delete(sc.keys, k) // its conversation started before the position: never replayed
 			continue
 		}

@@ -43,6 +43,11 @@ type kafkaPart struct {
 
 func (p *kafkaPart) done() bool { return p.next >= p.end }
 
+// kafkaChunk bounds the messages of a unit: a unit is acknowledged
+// whole, so an open conversation that starts inside it holds back the
+// commit of the whole unit; smaller units commit closer to it.
+const kafkaChunk = 256
+
 // kafkaChunkWait is how long the source waits for more messages before it
 // cuts what it holds: short, so a quiet partition's records move on.
 const kafkaChunkWait = 20 * time.Millisecond
@@ -67,7 +72,7 @@ func (s *kafkaSource) Next(ctx context.Context) (*Unit, error) {
 		var timer *time.Timer
 		n := 0
 	gather:
-		for n < chunkLines {
+		for n < kafkaChunk {
 			select {
 			case m := <-s.gen.Messages():
 				s.add(&m)

@@ -557,6 +557,12 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 				lastCommit = time.Now()
 			}
 			if last {
+				// Rows the Linker and the Merger still hold are dropped
+				// with the open conversations, for the replay to rebuild.
+				p.sum.HeldForReplay += int64(linker.Held())
+				if merger != nil {
+					p.sum.HeldForReplay += int64(merger.Held())
+				}
 				// What open state holds is not durable: its units are
 				// acknowledged as such, and a replay rebuilds it.
 				_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, errKeptOpen)

@@ -123,13 +123,17 @@ type Summary struct {
 	Redelivered  int64 // messages below their partition's position, dropped (kafka-go #1398)
 	CommitErrors int   // offset commits that failed (retried at the next commit)
 	Uncommitted  int   // partitions whose durable rows were not all committed at the end
+	// HeldForReplay counts rows the Linker or the Merger still held when a
+	// generation ended keeping its open state: not written, rebuilt by the
+	// replay of whoever owns the partition next.
+	HeldForReplay int64
 }
 
 // Balanced reports whether every line is accounted for, every observation
 // reached a correlator, and every exchange the correlators formed was written.
 func (s *Summary) Balanced() bool {
 	return s.Records == s.SkippedTotal()+s.Quarantined+s.Observations && s.Observations == s.Correlation.Observations &&
-		s.Exchanges+s.Merged == s.Correlation.Exchanges
+		s.Exchanges+s.Merged+s.HeldForReplay == s.Correlation.Exchanges
 }
 
 // SkippedTotal is the number of records skipped on purpose.
