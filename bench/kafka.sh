@@ -48,18 +48,8 @@ cd "$(dirname "$0")/.."
 pairs=${1:-3}
 [[ $pairs =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash bench/kafka.sh [PAIRS]  (PAIRS >= 1, default 3)" >&2; exit 2; }
 
-if [[ ! -x /usr/bin/time ]]; then
-	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-		echo "kafka.sh: /usr/bin/time missing: installing the Debian package time" >&2
-		apt-get update -qq && apt-get install -y -qq time >/dev/null
-	else
-		echo "kafka.sh: /usr/bin/time (GNU time) is missing: install the package 'time' (apt-get install time) and run again" >&2
-		exit 2
-	fi
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/mcptrace-kafka.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+name=kafka.sh
+source bench/lib.sh # GNU time, $work (removed on exit), ingest built into it
 
 echo "compiling the cmd/ingest tests into $work" >&2
 go test -c -o "$work/ingest.test" ./cmd/ingest
