@@ -18,6 +18,10 @@ type Config struct {
 	Topics  []string
 	Group   string
 	Dialer  *kafka.Dialer // nil: kafka.DefaultDialer (no TLS, no SASL)
+	// Transport, for requests outside the group protocol (the group's
+	// offsets): nil is kafka.DefaultTransport; give it the Dialer's TLS
+	// and SASL settings.
+	Transport *kafka.Transport
 	// SessionTimeout, HeartbeatInterval and RebalanceTimeout are the group
 	// membership timings (kafka-go's defaults, 30 s, 3 s and 30 s, when 0).
 	SessionTimeout    time.Duration
@@ -470,4 +474,57 @@ func (g *Generation) Committed(tp TopicPartition) int64 {
 // End lets the generation finish (after the caller's last commit of it).
 func (g *Generation) End() {
 	g.relOnce.Do(func() { close(g.release) })
+}
+
+// GroupCaughtUp reports whether the group has committed, on every partition
+// of its topics, at least the end offset this member saw when it first met
+// the partition (queried now for partitions it never owned): the group as a
+// whole has caught up. A member that caught up on its own partitions asks
+// this before it exits, so that partitions of a member that died (still in
+// the group until its session times out) are not left behind.
+func (c *Consumer) GroupCaughtUp(ctx context.Context) (bool, error) {
+	var tr kafka.RoundTripper = kafka.DefaultTransport
+	if c.cfg.Transport != nil {
+		tr = c.cfg.Transport
+	}
+	client := &kafka.Client{Addr: kafka.TCP(c.cfg.Brokers...), Transport: tr, Timeout: 10 * time.Second}
+	meta, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: c.cfg.Topics})
+	if err != nil {
+		return false, fmt.Errorf("kafka: reading the topics' partitions: %w", err)
+	}
+	parts := map[string][]int{}
+	for _, t := range meta.Topics {
+		if t.Error != nil {
+			return false, fmt.Errorf("kafka: topic %s: %w", t.Name, t.Error)
+		}
+		for _, p := range t.Partitions {
+			parts[t.Name] = append(parts[t.Name], p.ID)
+		}
+	}
+	committed, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: c.cfg.Group, Topics: parts})
+	if err != nil {
+		return false, fmt.Errorf("kafka: reading the group's offsets: %w", err)
+	}
+	if committed.Error != nil {
+		return false, fmt.Errorf("kafka: reading the group's offsets: %w", committed.Error)
+	}
+	got := map[TopicPartition]int64{}
+	for topic, ps := range committed.Topics {
+		for _, p := range ps {
+			got[TopicPartition{topic, p.Partition}] = p.CommittedOffset
+		}
+	}
+	for topic, ps := range parts {
+		for _, p := range ps {
+			tp := TopicPartition{topic, p}
+			end, err := c.endOffset(ctx, tp)
+			if err != nil {
+				return false, err
+			}
+			if end > 0 && got[tp] < end {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }

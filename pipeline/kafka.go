@@ -141,19 +141,34 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 			// without leaving still holds its partitions until the group
 			// evicts it (a session timeout): wait that long for a
 			// rebalance that hands them over before exiting.
+			// evicts it (a session timeout): unless the whole group has
+			// caught up, wait for a rebalance that hands them over.
 			settle := ko.Consumer.SessionTimeout
 			if settle <= 0 {
 				settle = 30 * time.Second // kafka-go's default
 			}
-			t := time.NewTimer(settle + settle/2)
-			select {
-			case <-gen.Done():
-				done = false // a rebalance: catch up on the new assignment
-			case <-t.C:
-			case <-cfg.Stop:
-			case <-ctx.Done():
+			deadline := time.Now().Add(settle + settle/2)
+			for {
+				all, err := c.GroupCaughtUp(ctx)
+				if err != nil {
+					cfg.Log.Warn().Err(err).Msg("kafka: cannot tell whether the group has caught up; waiting a session timeout")
+				}
+				if all || time.Now().After(deadline) {
+					break
+				}
+				t := time.NewTimer(250 * time.Millisecond)
+				select {
+				case <-gen.Done():
+					done = false // a rebalance: catch up on the new assignment
+				case <-t.C:
+				case <-cfg.Stop:
+				case <-ctx.Done():
+				}
+				t.Stop()
+				if !done || stopped(cfg.Stop) || ctx.Err() != nil {
+					break
+				}
 			}
-			t.Stop()
 		}
 		gen.End()
 		if done {

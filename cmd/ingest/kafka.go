@@ -92,6 +92,11 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 		log.Error().Err(err).Msg("Kafka security flags")
 		return ExitUsage
 	}
+	transport, err := k.security.Transport()
+	if err != nil {
+		log.Error().Err(err).Msg("Kafka security flags")
+		return ExitUsage
+	}
 	go func() {
 		sig, ok := <-sigs
 		if !ok {
@@ -151,7 +156,7 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 		k.maxHold = -1 // 0 on the command line: no bound
 	}
 	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow, MaxHold: k.maxHold, Status: status, Store: store,
-		Consumer: kafkasrc.Config{Brokers: splitList(k.brokers), Topics: k.topics, Group: k.group, Dialer: dialer,
+		Consumer: kafkasrc.Config{Brokers: splitList(k.brokers), Topics: k.topics, Group: k.group, Dialer: dialer, Transport: transport,
 			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond)}}
 	log.Info().Strs("topics", k.topics).Str("group", k.group).Str("out", cfg.OutDir).Msg("ingest started as a Kafka consumer")
 	sum, err := pipeline.RunKafka(context.Background(), cfg, ko)
