@@ -563,14 +563,6 @@ func TestHARBOMAndDetectOnDecoder(t *testing.T) {
 	}
 }
 
-func rowsText[T any](rs []T) string {
-	var b strings.Builder
-	for _, r := range rs {
-		fmt.Fprintf(&b, "  %v\n", r)
-	}
-	return b.String()
-}
-
 // FuzzHAR: whatever the input, the decoder neither panics nor fails, and
 // every entry reaches exactly one emitter method.
 func FuzzHAR(f *testing.F) {

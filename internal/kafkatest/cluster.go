@@ -1,7 +1,6 @@
 package kafkatest
 
 import (
-	"fmt"
 	"net"
 	"sort"
 	"strconv"
@@ -114,9 +113,6 @@ func (c *Cluster) newKfake(ports []int) (*kfake.Cluster, error) {
 // Restart.
 func (c *Cluster) Addrs() []string { return append([]string(nil), c.addrs...) }
 
-// DataDir returns the directory the cluster persists to.
-func (c *Cluster) DataDir() string { return c.o.DataDir }
-
 // Kfake returns the running kfake cluster, for what this package does not
 // wrap (fault injection with Control, ShufflePartitionLeaders, ...), or nil
 // while the cluster is stopped. After Restart it is a different value.
@@ -175,6 +171,3 @@ func (c *Cluster) Restart(t testing.TB) {
 	c.Stop()
 	c.Resume(t)
 }
-
-// String names the cluster by its addresses, for test logs.
-func (c *Cluster) String() string { return fmt.Sprintf("kfake%v", c.addrs) }
