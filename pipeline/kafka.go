@@ -114,8 +114,12 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	k.rd = &redact.Redactor{Policy: cfg.Policy, Pseud: cfg.Pseudonyms, Stats: &redact.Stats{}}
 	// Waiting for a generation ends on a stop.
 	nextCtx, cancelNext := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	defer watch.Wait()
 	defer cancelNext()
+	watch.Add(1)
 	go func() {
+		defer watch.Done()
 		select {
 		case <-cfg.Stop:
 			cancelNext()
@@ -139,8 +143,6 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 		if done && runErr == nil && ko.UntilCaughtUp && !stopped(cfg.Stop) && ctx.Err() == nil {
 			// Caught up on what this member owns. A member that died
 			// without leaving still holds its partitions until the group
-			// evicts it (a session timeout): wait that long for a
-			// rebalance that hands them over before exiting.
 			// evicts it (a session timeout): unless the whole group has
 			// caught up, wait for a rebalance that hands them over.
 			settle := ko.Consumer.SessionTimeout
@@ -148,9 +150,11 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 				settle = 30 * time.Second // kafka-go's default
 			}
 			deadline := time.Now().Add(settle + settle/2)
+			warned := false
 			for {
 				all, err := c.GroupCaughtUp(ctx)
-				if err != nil {
+				if err != nil && !warned {
+					warned = true
 					cfg.Log.Warn().Err(err).Msg("kafka: cannot tell whether the group has caught up; waiting a session timeout")
 				}
 				if all || time.Now().After(deadline) {
@@ -228,8 +232,12 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	}
 	// Work on the partitions ends when the generation does, or on a stop.
 	gctx, cancel := context.WithCancel(ctx)
+	var gwatch sync.WaitGroup
+	defer gwatch.Wait()
 	defer cancel()
+	gwatch.Add(1)
 	go func() {
+		defer gwatch.Done()
 		select {
 		case <-gen.Done():
 		case <-cfg.Stop:
