@@ -198,41 +198,26 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 	if err != nil {
 		return err
 	}
-	keep := rows[:0:0]
-	for i := range rows {
-		if _, dup := sc.keys[rows[i].ExchangeID]; dup {
-			continue
-		}
-		// A merged row whose server row alone is written already (a replay
-		// that merges what was written single-sided) is still written: the
-		// client's view would be lost otherwise.
-		keep = append(keep, rows[i])
-	}
-	if n := len(rows) - len(keep); n > 0 {
-		s.dropped(n)
-	}
-	if len(keep) == 0 {
-		return nil
-	}
-	if err := sc.ex.Write(dataset.Source{ID: in.ID, Stem: stem(sc.tp, keep[0].SourceLine)}, keep); err != nil {
-		return err
-	}
-	for i := range keep {
-		r := &keep[i]
-		sc.keys[r.ExchangeID] = r.SourceLine
-		if r.ServerExchangeID != "" {
-			// A merged row stands for the server's row too: a replay of the
-			// server's partition alone does not write it again. The key is
-			// kept with the merged row, in this scope's commit (so both are
-			// durable at once), and known to the server's scope.
-			if srv := s.byName[r.ServerSource]; srv != nil && srv != sc {
-				srv.keys[r.ServerExchangeID] = r.ServerLine
-				sc.keys[serverKey(srv.name, r.ServerExchangeID)] = r.ServerLine
+	// A merged row whose server row alone is written already (a replay
+	// that merges what was written single-sided) is still written: the
+	// client's view would be lost otherwise.
+	return writeNew(s, sc, rows, func(r *schema.Exchange) (string, int64) { return r.ExchangeID, r.SourceLine },
+		func(stem string, keep []schema.Exchange) error {
+			return sc.ex.Write(dataset.Source{ID: in.ID, Stem: stem}, keep)
+		},
+		func(r *schema.Exchange) {
+			if r.ServerExchangeID != "" {
+				// A merged row stands for the server's row too: a replay of
+				// the server's partition alone does not write it again. The
+				// key is kept with the merged row, in this scope's commit (so
+				// both are durable at once), and known to the server's scope.
+				if srv := s.byName[r.ServerSource]; srv != nil && srv != sc {
+					srv.keys[r.ServerExchangeID] = r.ServerLine
+					sc.keys[serverKey(srv.name, r.ServerExchangeID)] = r.ServerLine
+				}
 			}
-		}
-		s.cfg.Metrics.ExchangesOut(r.Outcome, 1)
-	}
-	return nil
+			s.cfg.Metrics.ExchangesOut(r.Outcome, 1)
+		})
 }
 
 func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.Quarantine) error {
@@ -240,12 +225,22 @@ func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.
 	if err != nil {
 		return err
 	}
+	return writeNew(s, sc, rows, func(q *schema.Quarantine) (string, int64) { return quarKey(q), q.Line },
+		func(stem string, keep []schema.Quarantine) error {
+			return sc.q.Write(dataset.Source{ID: in.ID, Stem: stem}, keep)
+		},
+		func(q *schema.Quarantine) { s.cfg.Metrics.Quarantined(q.Reason, 1) })
+}
+
+// writeNew writes the rows whose key the scope does not know yet (a replay
+// meets the others again), named by the first one's line, and records
+// their keys; written runs for each row written.
+func writeNew[T any](s *kafkaSink, sc *kafkaScope, rows []T, key func(*T) (string, int64), write func(stem string, keep []T) error, written func(*T)) error {
 	keep := rows[:0:0]
 	for i := range rows {
-		if _, dup := sc.keys[quarKey(&rows[i])]; dup {
-			continue
+		if k, _ := key(&rows[i]); !known(sc, k) {
+			keep = append(keep, rows[i])
 		}
-		keep = append(keep, rows[i])
 	}
 	if n := len(rows) - len(keep); n > 0 {
 		s.dropped(n)
@@ -253,15 +248,19 @@ func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.
 	if len(keep) == 0 {
 		return nil
 	}
-	if err := sc.q.Write(dataset.Source{ID: in.ID, Stem: stem(sc.tp, keep[0].Line)}, keep); err != nil {
+	_, first := key(&keep[0])
+	if err := write(stem(sc.tp, first), keep); err != nil {
 		return err
 	}
 	for i := range keep {
-		sc.keys[quarKey(&keep[i])] = keep[i].Line
-		s.cfg.Metrics.Quarantined(keep[i].Reason, 1)
+		k, line := key(&keep[i])
+		sc.keys[k] = line
+		written(&keep[i])
 	}
 	return nil
 }
+
+func known(sc *kafkaScope, k string) bool { _, ok := sc.keys[k]; return ok }
 
 // quarKey identifies a quarantine row of a partition: its offset and
 // reason (a message yields at most a few).
