@@ -31,6 +31,12 @@ type s3Publisher struct {
 	store   *objstore.Store
 	dir     string          // the local working dataset
 	empties map[string]bool // empty files uploaded, by key
+	// versions: each scope's manifest version in the bucket (its ETag,
+	// "" when there is none yet), as adopted or last written. A manifest
+	// is written only over that version, so a member that lost its
+	// partition (evicted while it still published) cannot undo the new
+	// owner's manifest.
+	versions map[string]string
 }
 
 // adopt makes the local working copy of a scope the one in the bucket,
@@ -39,7 +45,8 @@ type s3Publisher struct {
 func (p *s3Publisher) adopt(ctx context.Context, scope string, stemPrefix string) error {
 	rel := scopeManifestRel(scope)
 	local := filepath.Join(p.dir, filepath.FromSlash(rel))
-	data, err := p.store.Get(ctx, rel)
+	data, version, err := p.store.GetVersion(ctx, rel)
+	p.versions[scope] = version
 	switch {
 	case errors.Is(err, objstore.ErrNotFound):
 		if err := os.Remove(local); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -147,9 +154,14 @@ func (p *s3Publisher) publish(ctx context.Context, sc *kafkaScope, files []datas
 	if err != nil {
 		return err
 	}
-	if err := p.store.PutBytes(ctx, scopeManifestRel(sc.name), data); err != nil {
+	version, err := p.store.PutBytesIf(ctx, scopeManifestRel(sc.name), data, p.versions[sc.name])
+	if err != nil {
+		if errors.Is(err, objstore.ErrChanged) {
+			return fmt.Errorf("partition %s has been taken over by another consumer since this one adopted it: %w", sc.tp, err)
+		}
 		return err
 	}
+	p.versions[sc.name] = version
 	if err := p.store.Delete(ctx, gone...); err != nil {
 		return err
 	}

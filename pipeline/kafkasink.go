@@ -69,7 +69,7 @@ func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input,
 	s := &kafkaSink{cfg: cfg, sum: sum, byName: map[string]*kafkaScope{}, byID: map[string]*kafkaScope{}}
 	var pub *s3Publisher
 	if store != nil {
-		pub = &s3Publisher{store: store, dir: cfg.OutDir, empties: map[string]bool{}}
+		pub = &s3Publisher{store: store, dir: cfg.OutDir, empties: map[string]bool{}, versions: map[string]string{}}
 		s.publish = pub.publish
 	}
 	roll := cfg.Roll
