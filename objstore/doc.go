@@ -138,12 +138,13 @@
 //     put-bucket-lifecycle-configuration); MinIO removes stale uploads
 //     by itself (api stale_uploads_expiry, 24 h by default).
 //   - The store does no locking: who writes a scope is decided outside
-//     (the consumer group's partition assignment). A writer that lost its
-//     scope but still runs can overwrite a key, the manifest included,
-//     after the new owner wrote it; data files hold the same rows by
-//     their deterministic names, a manifest may go back. Fencing (a
-//     conditional PUT with If-Match on the manifest's ETag) is not done
-//     here.
+//     (the consumer group's partition assignment). Manifests are fenced:
+//     GetVersion returns an object with its ETag and PutBytesIf writes
+//     only over that version (If-Match; If-None-Match "*" for a new one),
+//     failing with ErrChanged when another writer replaced it, so a
+//     writer that lost its scope but still runs cannot make a manifest
+//     go back. Data files are not fenced: such a writer can still upload
+//     files no manifest lists (orphans, removed by the next adopt).
 //   - With versioning on the bucket, every rewrite keeps a version.
 //   - Over plain HTTP the request bodies are not signed (UNSIGNED-PAYLOAD,
 //     as minio-go does over HTTPS; Content-MD5 protects them from damage,
