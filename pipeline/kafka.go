@@ -198,16 +198,8 @@ type kafkaRun struct {
 	ko          KafkaOptions
 	sum         *Summary
 	rd          *redact.Redactor
-	redelivered atomicCounter
+	redelivered atomic.Int64
 }
-
-type atomicCounter struct {
-	mu sync.Mutex
-	n  int64
-}
-
-func (a *atomicCounter) Add(d int64) { a.mu.Lock(); a.n += d; a.mu.Unlock() }
-func (a *atomicCounter) Load() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.n }
 
 // generation runs the engine over one generation's partitions. done says
 // the consumer is to end (caught up, or stopped).

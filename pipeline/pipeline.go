@@ -117,8 +117,8 @@ type run struct {
 	// afterCommit runs after every commit of the sink whose units have been
 	// acknowledged (Kafka: commit the partitions' offsets).
 	afterCommit func(ctx context.Context) error
-	// mergeWindow overrides the merge window of streams (Kafka: 0 keeps
-	// the default).
+	// streamWindow overrides the merge window of streams (Kafka's
+	// -merge-window; 0 keeps the default).
 	streamWindow time.Duration
 	// kafka is the Kafka side of a consumer's run (nil otherwise).
 	kafka *kafkaState
@@ -289,7 +289,7 @@ func (p *run) execute(parent context.Context) error {
 	}
 	if g.err != nil {
 		p.sink.Abort()
-		p.acks.releaseBelow(context.Background(), math.MaxInt64, nil, g.err)
+		p.acks.releaseAll(context.Background(), g.err)
 		return g.err
 	}
 	for _, s := range shards {
@@ -565,7 +565,7 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 				}
 				// What open state holds is not durable: its units are
 				// acknowledged as such, and a replay rebuilds it.
-				_, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, errKeptOpen)
+				_, err := p.acks.releaseAll(ctx, errKeptOpen)
 				return err
 			}
 			continue
@@ -588,7 +588,7 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := p.acks.releaseBelow(ctx, math.MaxInt64, nil, nil); err != nil {
+		if _, err := p.acks.releaseAll(ctx, nil); err != nil {
 			return err
 		}
 		if p.afterCommit != nil {

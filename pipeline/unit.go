@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"math"
 	"sync"
 )
 
@@ -47,40 +48,18 @@ func (q *ackQueue) push(u *Unit) {
 	q.mu.Unlock()
 }
 
-// releaseBelow acknowledges, in order, every unit all of whose records have
-// a seq below bound (bound: the commit's round, capped by the oldest record
-// that open state still holds) and whose input the commit covered (of: nil
-// for every input), with err (nil: durable). Units of other inputs stay
-// queued, in order. It returns how many were acknowledged.
-func (q *ackQueue) releaseBelow(ctx context.Context, bound int64, of func(*Input) bool, err error) (int, error) {
-	q.mu.Lock()
-	var done, keep []*Unit
-	for i, u := range q.units {
-		if u.last >= bound {
-			keep = append(keep, q.units[i:]...)
-			break
-		}
-		if of == nil || of(u.Input) {
-			done = append(done, u)
-		} else {
-			keep = append(keep, u)
-		}
-	}
-	q.units = keep // a new slice: released units are not kept reachable
-	q.mu.Unlock()
-	var first error
-	for _, u := range done {
-		if aerr := u.Ack(ctx, err); aerr != nil && first == nil {
-			first = aerr
-		}
-	}
-	return len(done), first
+// releaseAll acknowledges every queued unit with err (nil: durable), in
+// order: the end of a run.
+func (q *ackQueue) releaseAll(ctx context.Context, err error) (int, error) {
+	return q.releaseBy(ctx, func(*Input) int64 { return math.MaxInt64 }, nil, err)
 }
 
-// releaseBy is releaseBelow with a bound per input: a unit is
-// acknowledged once all its records have a seq below its input's bound
-// and every earlier unit of its input has been; units of other inputs do
-// not wait for it.
+// releaseBy acknowledges, in order, the units of the inputs of of (nil:
+// every input) all of whose records have a seq below their input's bound
+// (a commit's round, capped by the oldest record that open state of that
+// input still holds) and every earlier unit of whose input has been; units
+// of other inputs do not wait for it. err nil says durable. It returns how
+// many were acknowledged.
 func (q *ackQueue) releaseBy(ctx context.Context, boundOf func(*Input) int64, of func(*Input) bool, err error) (int, error) {
 	q.mu.Lock()
 	var done, keep []*Unit
