@@ -83,17 +83,12 @@ func (d *decoder) lines(ctx context.Context, u *Unit, items []lineItem, out chan
 			p.skipped["blank"]++
 			continue
 		}
-		o, err := decode.WireLine(it.line, schema.Position{Source: src, Line: it.lineNo})
-		if err != nil {
-			reason, detail := "decode_error", err.Error()
-			var le *decode.LineError
-			if errors.As(err, &le) {
-				reason, detail = le.Reason, le.Detail
-			}
+		o, reason, detail := wireRecord(it.line, schema.Position{Source: src, Line: it.lineNo})
+		if reason != "" {
 			p.quar = append(p.quar, quarantineRow(d.rd, src, it.lineNo, d.runTime, reason, detail, it.size, it.line))
 			continue
 		}
-		p.obs = append(p.obs, &o)
+		p.obs = append(p.obs, o)
 	}
 	select {
 	case out <- p:
@@ -101,6 +96,20 @@ func (d *decoder) lines(ctx context.Context, u *Unit, items []lineItem, out chan
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// wireRecord decodes one wire-log line, or says why it is quarantined.
+func wireRecord(line []byte, pos schema.Position) (o *schema.Observation, reason, detail string) {
+	ob, err := decode.WireLine(line, pos)
+	if err != nil {
+		reason, detail = "decode_error", err.Error()
+		var le *decode.LineError
+		if errors.As(err, &le) {
+			reason, detail = le.Reason, le.Detail
+		}
+		return nil, reason, detail
+	}
+	return &ob, "", ""
 }
 
 // quarantineRow builds a quarantine row, redacted by the policy before it

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 
 	"mcptrace/decode"
@@ -53,17 +52,12 @@ func (d *decoder) messages(ctx context.Context, u *Unit, out chan<- decoded) err
 		}
 		if format == decode.FormatWire {
 			line := bytes.TrimRight(m.value, "\r\n")
-			o, err := decode.WireLine(line, pos)
-			if err != nil {
-				reason, detail := "decode_error", err.Error()
-				var le *decode.LineError
-				if errors.As(err, &le) {
-					reason, detail = le.Reason, le.Detail
-				}
+			o, reason, detail := wireRecord(line, pos)
+			if reason != "" {
 				c.Quarantine(pos, reason, detail, line)
 				continue
 			}
-			c.Observation(&o)
+			c.Observation(o)
 			continue
 		}
 		dec, _ := decode.DecoderFor(format)
