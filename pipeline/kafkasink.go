@@ -316,16 +316,15 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 	if pos < sc.position {
 		pos = sc.position // nothing new is durable: the position stands
 	}
+	positions := map[string]int64{}
+	for _, o := range s.scopes {
+		positions[o.name] = o.position
+	}
 	var keys []string
 	for k, line := range sc.keys {
 		limit := pos
 		if srv, _, ok := splitServerKey(k); ok {
-			limit = 0 // a server row's key: pruned by the server's position
-			for _, o := range s.scopes {
-				if o.name == srv {
-					limit = o.position
-				}
-			}
+			limit = positions[srv] // a server row's key: pruned by the server's position
 		}
 		if line < limit {
 			delete(sc.keys, k) // its conversation started before the position: never replayed
