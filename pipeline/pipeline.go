@@ -756,6 +756,21 @@ func (p *run) count(e *schema.Exchange) {
 	if falseSuccess(e) {
 		p.sum.FalseSuccess++
 	}
+	if e.SuspectHiddenError {
+		p.sum.SuspectHidden++
+	}
+	if e.SessionStuck {
+		p.sum.SessionStuck++
+	}
+	if e.DuplicateSideEffect {
+		p.sum.DuplicateSideEffects++
+	}
+	if e.ResumeProblem != nil {
+		p.sum.ResumeProblems++
+	}
+	if e.IDConflict {
+		p.sum.IDConflicts++
+	}
 	p.sum.Exchanges++
 }
 

@@ -103,6 +103,12 @@ type Summary struct {
 	ByOutcome      map[string]int64
 	Correlation    correlate.Stats
 	FalseSuccess   int64            // HTTP 2xx on the final attempt but not a success outcome
+	// Diagnosis counts (rows written with each flag set).
+	SuspectHidden        int64 // TOOL_SUCCESS rows whose content says the tool failed
+	SessionStuck         int64 // rows sent on, or answered for, a dead session
+	DuplicateSideEffects int64 // non-idempotent tool calls that ran (or may have run) twice
+	ResumeProblems       int64 // rows whose stream resumption went wrong
+	IDConflicts          int64 // requests that reused the id of an open request
 	Redactions     map[string]int64 // values each detector rule replaced (never the values)
 	Merging        bool             // client and server views were merged
 	Merged         int64            // pairs of rows merged into one

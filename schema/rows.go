@@ -73,6 +73,39 @@ type Exchange struct {
 	// partition's commit back); its later records form a new conversation.
 	HoldCut bool `parquet:"hold_cut"`
 
+	// Diagnosis (classify and correlate docs state each rule).
+	// ErrorKind: what kind of failure, comparable across SDKs and versions
+	// (validation, unknown_tool, auth, rate_limit, timeout, ...); null on
+	// success.
+	ErrorKind *string `parquet:"error_kind,optional,dict"`
+	// RPCStatusCode: OpenTelemetry rpc.response.status_code, the JSON-RPC
+	// error code as text; null when the response carried no error code.
+	RPCStatusCode *string `parquet:"rpc_response_status_code,optional,dict"`
+	// ServerError: the server side counts the exchange as its error
+	// (OpenTelemetry mcp.server.status.attributes: error.type is set and is
+	// not one of the caller's mistakes -32700, -32600, -32601, -32602,
+	// -32002).
+	ServerError bool `parquet:"server_error"`
+	// SuspectHiddenError: a TOOL_SUCCESS whose content says the tool
+	// failed; SuspectReason names the pattern (a fixed vocabulary, never
+	// the text).
+	SuspectHiddenError bool    `parquet:"suspect_hidden_error"`
+	SuspectReason      *string `parquet:"suspect_reason,optional,dict"`
+	// SessionStuck: sent on a session already answered 404 without
+	// re-initialising, or answered for an unknown session with something
+	// other than 404; SessionStuckReason says which.
+	SessionStuck       bool    `parquet:"session_stuck"`
+	SessionStuckReason *string `parquet:"session_stuck_reason,optional,dict"`
+	// ResumeProblem: what went wrong resuming a cut stream
+	// (no_last_event_id, not_replayed); null when nothing did.
+	ResumeProblem *string `parquet:"resume_problem,optional,dict"`
+	// DuplicateSideEffect: a tool that is neither read-only nor idempotent
+	// ran (or may have run) more than once for one logical call.
+	DuplicateSideEffect bool `parquet:"duplicate_side_effect"`
+	// IDConflict: the request reused the id of a request still open in the
+	// same conversation.
+	IDConflict bool `parquet:"id_conflict"`
+
 	// Filled when client and server views are merged (sides "both").
 	FailedHop       string   `parquet:"failed_hop,dict"`
 	ClientPostCount *int32   `parquet:"client_post_count,optional"`

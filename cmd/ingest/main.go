@@ -257,6 +257,12 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 		fmt.Fprintf(w, "  merged:        %d client/server pairs written as one row (sides = both)\n", s.Merged)
 	}
 	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
+	fmt.Fprintf(w, "  suspect hidden errors (TOOL_SUCCESS whose text says it failed): %d\n", s.SuspectHidden)
+	fmt.Fprintf(w, "  stuck on a dead session: %d\n", s.SessionStuck)
+	fmt.Fprintf(w, "  side effects done twice (non-idempotent tool ran again): %d\n", s.DuplicateSideEffects)
+	if s.ResumeProblems > 0 || s.IDConflicts > 0 {
+		fmt.Fprintf(w, "  broken stream resumptions: %d; ids reused while open: %d\n", s.ResumeProblems, s.IDConflicts)
+	}
 	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)
 	fmt.Fprintf(w, "  stray messages (no matching request): %d\n", s.Correlation.StrayMessages)
 	printCounts(w, "  redacted:      %d values", s.Redactions)
