@@ -91,29 +91,29 @@ type Progress struct {
 // where a record is a line of a line-oriented log, an entry of a JSON
 // document (a HAR entry, a span), or a whole file that matched no format.
 type Summary struct {
-	Files          []string
-	ByFormat       map[string]int // files per detected format
-	Records        int64
-	Bytes          int64
-	Skipped        map[string]int64 // records deliberately not used, by why (blank, lifecycle, ...)
-	Observations   int64
-	Quarantined    int64
-	ByReason       map[string]int64
-	Exchanges      int64
-	ByOutcome      map[string]int64
-	Correlation    correlate.Stats
-	FalseSuccess   int64            // HTTP 2xx on the final attempt but not a success outcome
+	Files        []string
+	ByFormat     map[string]int // files per detected format
+	Records      int64
+	Bytes        int64
+	Skipped      map[string]int64 // records deliberately not used, by why (blank, lifecycle, ...)
+	Observations int64
+	Quarantined  int64
+	ByReason     map[string]int64
+	Exchanges    int64
+	ByOutcome    map[string]int64
+	Correlation  correlate.Stats
+	FalseSuccess int64 // HTTP 2xx on the final attempt but not a success outcome
 	// Diagnosis counts (rows written with each flag set).
-	SuspectHidden        int64 // TOOL_SUCCESS rows whose content says the tool failed
-	SessionStuck         int64 // rows sent on, or answered for, a dead session
-	DuplicateSideEffects int64 // non-idempotent tool calls that ran (or may have run) twice
-	ResumeProblems       int64 // rows whose stream resumption went wrong
-	IDConflicts          int64 // requests that reused the id of an open request
-	Redactions     map[string]int64 // values each detector rule replaced (never the values)
-	Merging        bool             // client and server views were merged
-	Merged         int64            // pairs of rows merged into one
-	MergeHeldMax   int              // most rows the merge held at once, waiting for the other side
-	SkippedEntries map[string]int64 // directory entries and inputs not read on purpose, by reason
+	SuspectHidden        int64            // TOOL_SUCCESS rows whose content says the tool failed
+	SessionStuck         int64            // rows sent on, or answered for, a dead session
+	DuplicateSideEffects int64            // non-idempotent tool calls that ran (or may have run) twice
+	ResumeProblems       int64            // rows whose stream resumption went wrong
+	IDConflicts          int64            // requests that reused the id of an open request
+	Redactions           map[string]int64 // values each detector rule replaced (never the values)
+	Merging              bool             // client and server views were merged
+	Merged               int64            // pairs of rows merged into one
+	MergeHeldMax         int              // most rows the merge held at once, waiting for the other side
+	SkippedEntries       map[string]int64 // directory entries and inputs not read on purpose, by reason
 	// StreamCommits counts the commits that published a stream's rows
 	// before the end: a run that then fails keeps them.
 	StreamCommits int

@@ -18,7 +18,7 @@ import (
 // the value one column of one exchange must hold.
 type columnExpectation struct {
 	readme, file, method, id, column, value string
-	line                                     int64
+	line                                    int64
 }
 
 var columnName = regexp.MustCompile(`^[a-z_]+$`)
