@@ -271,7 +271,7 @@ func judgeText(text string, cut bool) (bool, string) {
 		return false, "" // a log excerpt or a listing of matches, not the tool's own word
 	}
 	l := lineCtx{line: line, low: lowerASCII(line), next: next,
-		oneLine: !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),
+		oneLine: !cut && !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),
 		short:   !cut && len(t) <= hiddenShort}
 	if r := l.start(); r != "" {
 		return true, r
@@ -342,8 +342,8 @@ func (l *lineCtx) start() string {
 var failedStarts = []string{"failed to ", "failed:", "failure:", "unable to ", "could not ", "couldn't ",
 	"cannot ", "can't ", "can not "}
 
-// errorWords that, after "Error ", make a heading or a metric name, not a
-// failure ("Error handling: …", "Error rate: 0.01").
+// errorNouns are the words that, after "Error ", make a heading or a
+// metric's name, not a failure ("Error handling: …", "Error rate: 0.01").
 var errorNouns = map[string]bool{"handling": true, "handler": true, "handlers": true, "reporting": true,
 	"report": true, "reports": true, "logging": true, "log": true, "logs": true, "tracking": true,
 	"monitoring": true, "code": true, "codes": true, "message": true, "messages": true, "rate": true,
