@@ -1153,13 +1153,16 @@ func lowerASCII(s string) string {
 	if isLowerASCII(s) {
 		return s
 	}
-	b := []byte(s)
-	for i, c := range b {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+			c += 'a' - 'A'
 		}
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }
 
 func isLowerASCII(s string) bool {
