@@ -123,6 +123,10 @@ type Verdict struct {
 	IsError      *bool
 	RetryAdvice  string
 	Judged       *schema.Message // the message the verdict rests on, if any
+	// Suspect: a TOOL_SUCCESS whose content says the tool failed;
+	// SuspectReason names the pattern (see HiddenFailure).
+	Suspect       bool
+	SuspectReason string
 }
 
 const v20260728 = "2026-07-28"
@@ -136,6 +140,9 @@ func Classify(ev *Evidence) Verdict {
 		v.Outcome, v.RetryAdvice = Cancelled, AdviceNone
 	}
 	v.Layer = LayerOf(v.Outcome)
+	if v.Outcome == ToolSuccess && v.Judged != nil && !v.Judged.Truncated {
+		v.Suspect, v.SuspectReason = HiddenFailure(gjson.GetBytes(v.Judged.Raw, "result"))
+	}
 	if v.RetryAdvice == "" {
 		v.RetryAdvice = advice(&v, ev)
 	}

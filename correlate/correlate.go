@@ -882,6 +882,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.ErrorType = schema.Str(v.ErrorType)
 	r.ResultType = schema.Str(v.ResultType)
 	r.IsError = v.IsError
+	r.SuspectHiddenError, r.SuspectReason = v.Suspect, schema.Str(v.SuspectReason)
 	r.Cancelled = ex.cancelled
 	r.Truncated = ex.truncated || (v.Judged != nil && v.Judged.Truncated)
 	r.ProtocolVersion = schema.Str(version)

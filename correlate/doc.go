@@ -123,7 +123,10 @@
 // or the bad answer itself); network (the server answered but the client
 // saw something else, or the server never saw a request the client sent);
 // client (the client cancelled it, or logged a request no POST carried and
-// the server never saw); unknown when one view cannot tell.
+// the server never saw); unknown when one view cannot tell. A merged row
+// keeps the client's verdict; when the client's log lacked the evidence
+// (UNKNOWN) it takes the server's, with its suspect_hidden_error and
+// suspect_reason.
 //
 // # State and time
 //

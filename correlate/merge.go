@@ -109,6 +109,9 @@ func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 	m.ServerStatuses = append([]int32{}, s.HTTPStatuses...)
 	ms := float64(skew.Microseconds()) / 1000
 	m.ClockSkewMS = &ms
+	if c.Outcome == classify.Unknown && s.Outcome == classify.ToolSuccess {
+		m.SuspectHiddenError, m.SuspectReason = s.SuspectHiddenError, s.SuspectReason // the verdict comes from the server's log
+	}
 	if m.ServerName == nil {
 		m.ServerName, m.ServerVersion = s.ServerName, s.ServerVersion
 	}
