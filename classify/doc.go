@@ -24,9 +24,10 @@
 //     2026-07-28 where closing the stream is the cancellation, when the client
 //     gave up. A non-2xx status is HTTP_ERROR whatever the body says (a
 //     JSON-RPC error in the body is kept as error_code and error_message),
-//     with one exception. In 2026-07-28 a 4xx whose body (JSON or event
-//     stream) is a valid JSON-RPC error response carrying the request's own
-//     id is JSONRPC_ERROR, layer protocol: http_statuses keeps the status,
+//     with one exception. In 2026-07-28 (or a later dated version, such as
+//     the one a request answered -32022 asks for) a 4xx whose body (JSON or
+//     event stream) is a valid JSON-RPC error response carrying the
+//     request's own id is JSONRPC_ERROR, layer protocol: http_statuses keeps the status,
 //     retry_advice follows the code (-32602 fix_arguments; -32601 and
 //     -32020..-32022 investigate_compatibility), error_type is the code. Why:
 //     that version's spec maps protocol errors onto HTTP statuses (400 for

@@ -34,6 +34,9 @@ func TestMappedProtocolErrors2026(t *testing.T) {
 		{"404 -32601 own id", "2026-07-28", 404, rpcErr("1", "-32601", "Method not found"), "JSONRPC_ERROR", classify.AdviceInvestigateCompatibility},
 		{"409 -32603 own id", "2026-07-28", 409, rpcErr("1", "-32603", "conflict"), "JSONRPC_ERROR", classify.AdviceNone},
 		{"id written 1.0", "2026-07-28", 400, rpcErr("1.0", "-32602", "x"), "JSONRPC_ERROR", classify.AdviceFixArguments},
+		{"a later version the server does not support", "2026-12-15", 400, rpcErr("1", "-32022", "Unsupported protocol version"), "JSONRPC_ERROR", classify.AdviceInvestigateCompatibility},
+		{"not a dated version", "DRAFT-2026-v1", 400, rpcErr("1", "-32022", "Unsupported protocol version"), "HTTP_ERROR", classify.AdviceInvestigateCompatibility},
+		{"2025-03-26", "2025-03-26", 400, rpcErr("1", "-32602", "x"), "HTTP_ERROR", classify.AdviceFixArguments},
 		// Everything else stays HTTP_ERROR.
 		{"2025-11-25", "2025-11-25", 400, rpcErr("1", "-32602", "x"), "HTTP_ERROR", classify.AdviceFixArguments},
 		{"2025-11-25 404 -32601", "2025-11-25", 404, rpcErr("1", "-32601", "x"), "HTTP_ERROR", classify.AdviceInvestigateCompatibility},
