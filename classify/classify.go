@@ -382,8 +382,11 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 	if !res.IsObject() {
 		return invalidResult(method, "result is not an object", m)
 	}
+	// One pass over the result for the fields every judgement reads.
+	var f [6]gjson.Result
+	jsonobj.Pick(res, f[:], "resultType", "inputRequests", "requestState", "content", "isError", "structuredContent")
 	resultType := "complete"
-	if rt := jsonobj.Get(res, "resultType"); rt.Exists() {
+	if rt := f[0]; rt.Exists() {
 		if rt.Type != gjson.String {
 			return invalidResult(method, "resultType is not a string", m)
 		}
@@ -397,7 +400,7 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 			v.ResultType = resultType
 			return v
 		}
-		ir, rs := jsonobj.Get(res, "inputRequests"), jsonobj.Get(res, "requestState")
+		ir, rs := f[1], f[2]
 		if (ir.Exists() && !ir.IsObject()) || (rs.Exists() && rs.Type != gjson.String) || (!ir.Exists() && !rs.Exists()) {
 			v := invalidResult(method, "input_required without valid inputRequests or requestState", m)
 			v.ResultType = resultType
@@ -410,13 +413,13 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 		return v
 	}
 	if isToolCall(method) {
-		if c := jsonobj.Get(res, "content"); !c.IsArray() {
+		if c := f[3]; !c.IsArray() {
 			v := invalidResult(method, "content is not an array", m)
 			v.ResultType = resultType
 			return v
 		}
 		isErr := false
-		if ie := jsonobj.Get(res, "isError"); ie.Exists() {
+		if ie := f[4]; ie.Exists() {
 			if ie.Type != gjson.True && ie.Type != gjson.False {
 				v := invalidResult(method, "isError is not a boolean", m)
 				v.ResultType = resultType
@@ -424,7 +427,7 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 			}
 			isErr = ie.Type == gjson.True
 		}
-		if sc := jsonobj.Get(res, "structuredContent"); sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && !sc.IsObject() {
+		if sc := f[5]; sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && !sc.IsObject() {
 			v := invalidResult(method, "structuredContent is not an object", m)
 			v.ResultType = resultType
 			return v

@@ -225,45 +225,82 @@ func httpKind(f KindFacts) string {
 	return KindOther
 }
 
+// kindPattern is one kind's error texts: phrases looked for as they are
+// (in the lower-cased text), a regular expression for the few that need
+// structure (run only on a text holding one of its needs, so most texts
+// never reach a regular expression), and the HTTP statuses a text may name
+// ("HTTP 401").
+type kindPattern struct {
+	kind     string
+	phrases  []string
+	re       *regexp.Regexp
+	needs    []string
+	statuses []string
+}
+
 // kindPatterns are the error texts of real SDKs and servers, tried in order
-// on an error message or an isError result's text (case-insensitive). The
-// first match gives the kind.
-var kindPatterns = []struct {
-	kind string
-	re   *regexp.Regexp
-}{
+// on an error message or an isError result's text, lower-cased. The first
+// match gives the kind.
+var kindPatterns = []kindPattern{
 	// TS1 "Tool X not found" (as isError text "MCP error -32602: Tool X not
 	// found"), PY1 FastMCP "Unknown tool: x", Go SDK "unknown tool \"x\"",
 	// mcp-go "tool 'x' not found".
-	{KindUnknownTool, regexp.MustCompile(`(?i)unknown tool|\btool not found|no such tool|\btool\s+["'` + "`" + `]?[\w.:/-]{1,128}["'` + "`" + `]?\s+(?:not found|does not exist|is not (?:registered|available|defined))`)},
+	{kind: KindUnknownTool, phrases: []string{"unknown tool", "tool not found", "no such tool"},
+		re:    regexp.MustCompile(`\btool\s+["'` + "`" + `]?[\w.:/-]+["'` + "`" + `]?\s+(?:not found|does not exist|is not (?:registered|available|defined))`),
+		needs: []string{"not found", "does not exist", "is not "}},
 	// Go SDK (PR #863) `validating "arguments": ...` and "invalid params",
 	// TS1 "Input validation error: Invalid arguments for tool", pydantic
 	// (FastMCP) "1 validation error for xArguments", JSON Schema
 	// validators.
-	{KindValidation, regexp.MustCompile(`(?i)validating\s+\\?"arguments|unmarshal+ing\s+\\?"?arguments|invalid param|invalid argument|validation (?:error|failed)|failed validation|schema validation|does not match (?:the )?(?:input )?schema|missing required (?:argument|parameter|property|field)|required (?:argument|parameter|property|field)s? (?:is |are )?missing|unexpected (?:keyword )?(?:argument|parameter|property)|additional propert`)},
+	{kind: KindValidation, phrases: []string{`validating "arguments`, `validating \"arguments`, "unmarshaling arguments",
+		"unmarshalling arguments", `unmarshaling "arguments`, "invalid param", "invalid argument", "validation error",
+		"validation failed", "failed validation", "schema validation", "missing required argument",
+		"missing required parameter", "missing required property", "missing required field", "additional propert",
+		"unexpected argument", "unexpected parameter", "unexpected property", "unexpected keyword argument"},
+		re:    regexp.MustCompile(`does not match (?:the )?(?:input )?schema|required (?:argument|parameter|property|field)s? (?:is |are )?missing`),
+		needs: []string{"schema", "missing"}},
 	// TS1 "Session not found", "Bad Request: No valid session ID provided",
 	// "Bad Request: Server not initialized", "Mcp-Session-Id header is
 	// required"; PY1 "Invalid or expired session ID", "Session terminated",
 	// "Missing session ID"; Go SDK "session not found".
-	{KindSession, regexp.MustCompile(`(?i)session not found|unknown session|invalid or expired session|session (?:has )?expired|session terminated|missing session|no valid session|mcp-session-id|server not initiali[sz]ed|session is closed`)},
-	{KindVersion, regexp.MustCompile(`(?i)unsupported protocol version|protocol version\b.{0,60}\bnot supported|unsupported (?:mcp )?version`)},
-	{KindHeaderMismatch, regexp.MustCompile(`(?i)header mismatch`)},
-	{KindCapability, regexp.MustCompile(`(?i)missing required client capabilit|client capabilit.{0,40}(?:required|missing)|requiredcapabilities`)},
-	{KindAuth, regexp.MustCompile(`(?i)unauthori[sz]ed|not authori[sz]ed|forbidden|permission denied|access denied|authentication (?:failed|required|error)|invalid[_ ](?:token|api[_ ]key|credentials)|insufficient[_ ]scope|token (?:has )?expired|\b(?:http|status(?: code)?|error)\s*:?\s*40[13]\b`)},
-	{KindRateLimit, regexp.MustCompile(`(?i)rate[- _]?limit|too many requests|quota exceeded|throttl|\b(?:http|status(?: code)?|error)\s*:?\s*429\b`)},
+	{kind: KindSession, phrases: []string{"session not found", "unknown session", "invalid or expired session",
+		"session expired", "session has expired", "session terminated", "missing session", "no valid session",
+		"mcp-session-id", "server not initialized", "server not initialised", "session is closed"}},
+	{kind: KindVersion, phrases: []string{"unsupported protocol version", "unsupported version", "unsupported mcp version"},
+		re: regexp.MustCompile(`protocol version[^.\n]*not supported`), needs: []string{"protocol version"}},
+	{kind: KindHeaderMismatch, phrases: []string{"header mismatch"}},
+	{kind: KindCapability, phrases: []string{"missing required client capabilit", "requiredcapabilities"},
+		re: regexp.MustCompile(`client capabilit[^.\n]*(?:required|missing)`), needs: []string{"client capabilit"}},
+	{kind: KindAuth, phrases: []string{"unauthorized", "unauthorised", "not authorized", "not authorised", "forbidden",
+		"permission denied", "access denied", "authentication failed", "authentication required", "authentication error",
+		"invalid_token", "invalid token", "invalid api key", "invalid_api_key", "invalid credentials",
+		"invalid_credentials", "insufficient_scope", "insufficient scope", "token expired", "token has expired"},
+		statuses: []string{"401", "403"}},
+	{kind: KindRateLimit, phrases: []string{"rate limit", "rate-limit", "ratelimit", "rate_limit", "too many requests",
+		"quota exceeded", "throttl"}, statuses: []string{"429"}},
 	// TS1 -32001 "Request timed out", Go "context deadline exceeded".
-	{KindTimeout, regexp.MustCompile(`(?i)timed?[ _-]?out\b|timeout|deadline exceeded|\b(?:http|status(?: code)?|error)\s*:?\s*(?:408|504)\b`)},
+	{kind: KindTimeout, phrases: []string{"timeout", "timed out", "timedout", "time-out", "deadline exceeded"},
+		re: regexp.MustCompile(`\btime out\b`), needs: []string{"time out"}, statuses: []string{"408", "504"}},
 	// Go "context canceled", TS "AbortError", PY "Request cancelled".
-	{KindCancelled, regexp.MustCompile(`(?i)context canceled|\brequest (?:was )?cancel+ed|\boperation (?:was )?cancel+ed|cancel+ed by (?:the )?(?:client|user|caller)|aborted by (?:the )?(?:client|user)|aborterror`)},
+	{kind: KindCancelled, phrases: []string{"context canceled", "aborterror"},
+		re:    regexp.MustCompile(`\b(?:request|operation) (?:was )?cancel+ed|cancel+ed by (?:the )?(?:client|user|caller)|aborted by (?:the )?(?:client|user)`),
+		needs: []string{"cancel", "aborted by"}},
 	// TS1 "Resource x not found", "Prompt x not found".
-	{KindNotFound, regexp.MustCompile(`(?i)\b(?:resource|prompt)\b.{0,120}\bnot found|unknown (?:resource|prompt)|no such (?:resource|prompt)`)},
-	{KindUnavailable, regexp.MustCompile(`(?i)service unavailable|bad gateway|temporarily unavailable|upstream (?:connect )?error|overloaded|\b(?:http|status(?: code)?|error)\s*:?\s*50[23]\b`)},
+	{kind: KindNotFound, phrases: []string{"unknown resource", "unknown prompt", "no such resource", "no such prompt"},
+		re: regexp.MustCompile(`\b(?:resource|prompt)\b[^\n]*\bnot found`), needs: []string{"not found"}},
+	{kind: KindUnavailable, phrases: []string{"service unavailable", "bad gateway", "temporarily unavailable",
+		"upstream error", "upstream connect error", "overloaded"}, statuses: []string{"502", "503"}},
 	// TS ConnectionClosed -32000 "Connection closed", Node's ECONNRESET.
-	{KindNetwork, regexp.MustCompile(`(?i)connection (?:refused|reset|closed)|econnrefused|econnreset|socket hang up|broken pipe|network error|fetch failed|no route to host`)},
+	{kind: KindNetwork, phrases: []string{"connection refused", "connection reset", "connection closed", "econnrefused",
+		"econnreset", "socket hang up", "broken pipe", "network error", "fetch failed", "no route to host"}},
 	// PY1 FastMCP wraps any other exception as "Error executing tool x: ...".
-	{KindTool, regexp.MustCompile(`(?i)error executing tool|tool execution (?:failed|error)|error calling tool`)},
-	{KindInternal, regexp.MustCompile(`(?i)internal (?:server )?error`)},
+	{kind: KindTool, phrases: []string{"error executing tool", "tool execution failed", "tool execution error", "error calling tool"}},
+	{kind: KindInternal, phrases: []string{"internal error", "internal server error"}},
 }
+
+// statusInText finds an HTTP status a text names: "HTTP 401", "status code:
+// 503", "error 429".
+var statusInText = regexp.MustCompile(`\b(?:http|status(?: code)?|error)\s*:?\s*(40[138]|429|50[234])\b`)
 
 // maxKindText bounds how much text the patterns read.
 const maxKindText = 4096
@@ -276,12 +313,39 @@ func textKind(text string) string {
 	if len(text) > maxKindText {
 		text = text[:maxKindText]
 	}
-	for _, p := range kindPatterns {
-		if p.re.MatchString(text) {
+	text = strings.ToLower(text)
+	status := ""
+	if strings.ContainsAny(text, "0123456789") {
+		if m := statusInText.FindStringSubmatch(text); m != nil {
+			status = m[1]
+		}
+	}
+	for i := range kindPatterns {
+		p := &kindPatterns[i]
+		for _, ph := range p.phrases {
+			if strings.Contains(text, ph) {
+				return p.kind
+			}
+		}
+		if p.re != nil && containsAny(text, p.needs) && p.re.MatchString(text) {
 			return p.kind
+		}
+		for _, st := range p.statuses {
+			if st == status {
+				return p.kind
+			}
 		}
 	}
 	return ""
+}
+
+func containsAny(text string, needs []string) bool {
+	for _, n := range needs {
+		if strings.Contains(text, n) {
+			return true
+		}
+	}
+	return false
 }
 
 var mcpErrorText = regexp.MustCompile(`^\s*(?:Error:\s*)?MCP error (-?\d{1,9}):\s*`)
