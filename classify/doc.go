@@ -42,8 +42,9 @@
 //     other id (it answers no request), a body that is not a valid JSON-RPC
 //     error, a 5xx, and 401, 403, 407, 408 and 429, whose meaning is HTTP's
 //     own (authentication settled by the HTTP layer, timing, throttling
-//     with Retry-After) and onto which the spec maps nothing. In 2026-07-28
-//     a 404 is never a session expiry: there are no sessions.
+//     with Retry-After) and onto which the spec maps nothing. From 2026-07-28
+//     on a 404 is never a session expiry: there are no sessions (and the
+//     correlator writes no session_id).
 //  2. A response matched by id (type-sensitive: 1 is not "1"; see "Ids" below)
 //     in the final attempt's body, in its SSE stream, or on a GET or resumed
 //     stream of the same conversation, is judged by rules 5 to 8.

@@ -22,7 +22,7 @@ var httpOwnStatus = map[int]bool{401: true, 403: true, 407: true, 408: true, 429
 // body that is not a valid JSON-RPC error; a 5xx; the statuses of
 // httpOwnStatus) is not, and the caller goes on with HTTP_ERROR.
 func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
-	if !mappedEra(ev.ProtocolVersion) || at.Status < 400 || at.Status > 499 || httpOwnStatus[at.Status] {
+	if !Stateless(ev.ProtocolVersion) || at.Status < 400 || at.Status > 499 || httpOwnStatus[at.Status] {
 		return Verdict{}, false
 	}
 	m := matchIn(at.Messages, ev.ID)
@@ -38,12 +38,12 @@ func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
 	return v, true
 }
 
-// mappedEra reports whether version maps protocol errors onto HTTP statuses:
-// 2026-07-28, or a later dated version. A later one is what a request
-// answered -32022 (unsupported protocol version) names: the only other
-// modern version is one the server does not know yet, and the server answers
-// it by 2026-07-28's rules.
-func mappedEra(version string) bool {
+// Stateless reports whether version is 2026-07-28 or a later dated version:
+// the era without sessions, whose HTTP statuses carry protocol errors. A
+// later version is what a request answered -32022 (unsupported protocol
+// version) names: the only other modern version is one the server does not
+// know yet, and the server answers it by 2026-07-28's rules.
+func Stateless(version string) bool {
 	if len(version) != len(v20260728) || version[4] != '-' || version[7] != '-' {
 		return false
 	}

@@ -415,3 +415,12 @@ func TestIDsCompareExactly(t *testing.T) {
 	ev.Attempts = []classify.Attempt{post(200, "application/json", `{"jsonrpc":"2.0","id":9007199254740993,"result":{"content":[]}}`)}
 	check(t, "big ids, same", ev, "TOOL_SUCCESS", "application")
 }
+
+func TestStateless(t *testing.T) {
+	for v, want := range map[string]bool{"2026-07-28": true, "2026-12-15": true, "2027-01-01": true, "2025-11-25": false,
+		"2025-03-26": false, "2024-11-05": false, "": false, "DRAFT-2026-v1": false, "2026-07-2x": false, "2026/07/28": false} {
+		if got := classify.Stateless(v); got != want {
+			t.Errorf("Stateless(%q) = %v", v, got)
+		}
+	}
+}

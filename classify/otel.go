@@ -27,9 +27,9 @@ func name(v *Verdict, ev *Evidence) {
 }
 
 // onSession: the request carried a session id in a version that has
-// sessions. 2026-07-28 has none (a server ignores the header), so there a
-// 404 is never a session expiry.
-func onSession(ev *Evidence) bool { return ev.OnSession && ev.ProtocolVersion != v20260728 }
+// sessions. 2026-07-28 and later have none (a server ignores the header),
+// so there a 404 is never a session expiry.
+func onSession(ev *Evidence) bool { return ev.OnSession && !Stateless(ev.ProtocolVersion) }
 
 // errorType is OpenTelemetry error.type, set if and only if the exchange
 // failed: the JSON-RPC code as text for JSONRPC_ERROR, "tool_error" for

@@ -882,8 +882,8 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.Cancelled = ex.cancelled
 	r.Truncated = ex.truncated || (v.Judged != nil && v.Judged.Truncated)
 	r.ProtocolVersion = schema.Str(version)
-	if version == "2026-07-28" {
-		r.SessionID = nil // no sessions in 2026-07-28 (OpenTelemetry: mcp.session.id MUST NOT be set)
+	if classify.Stateless(version) {
+		r.SessionID = nil // no sessions from 2026-07-28 on (OpenTelemetry: mcp.session.id MUST NOT be set)
 	}
 	if n := len(ex.attempts); n > 0 {
 		last := &ex.attempts[n-1]
