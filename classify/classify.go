@@ -574,8 +574,15 @@ func judgeReported(ev *Evidence) Verdict {
 	}
 	switch {
 	case r.HTTPStatus >= 400 || (r.HTTPStatus > 0 && r.HTTPStatus < 200):
-		return Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(r.HTTPStatus) + " (as reported by the log)",
+		v := Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(r.HTTPStatus) + " (as reported by the log)",
 			ErrorType: strconv.Itoa(r.HTTPStatus), ErrorMessage: r.Message}
+		if isIntText(r.StatusCode) {
+			// A JSON-RPC code the span reports rides on the HTTP error,
+			// as one in an error body would.
+			c, _ := strconv.ParseInt(r.StatusCode, 10, 64)
+			v.ErrorCode = &c
+		}
+		return v
 	case r.ErrorType == "tool_error":
 		t := true
 		return Verdict{Outcome: ToolError, Reason: "tool error (as reported by the log)", ErrorType: "tool_error",

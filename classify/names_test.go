@@ -132,6 +132,7 @@ func TestErrorTypes(t *testing.T) {
 		{"reported type kept", "UNKNOWN", "java.io.IOException", "", true, rep(schema.Reported{ErrorType: "java.io.IOException"})},
 		{"reported code", "JSONRPC_ERROR", "-32602", "-32602", false, rep(schema.Reported{ErrorType: "-32602", Failed: true})},
 		{"reported 401", "HTTP_ERROR", "401", "", false, rep(schema.Reported{HTTPStatus: 401})},
+		{"reported 500 with a code", "HTTP_ERROR", "500", "-32603", true, rep(schema.Reported{HTTPStatus: 500, StatusCode: "-32603"})},
 		{"reported timeout", "NO_RESPONSE", "timeout", "", true, rep(schema.Reported{ErrorType: "timeout"})},
 	}
 	seen := map[string]bool{}
