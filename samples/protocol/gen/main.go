@@ -120,7 +120,7 @@ type call struct {
 
 // post writes the record of c and returns its line.
 func (g *gen) post(c call) int {
-	g.now = g.now.Add(61 * time.Second)
+	g.now = g.now.Add(7 * time.Second) // the log spans minutes: no conversation outlives -max-hold
 	h := map[string]any{
 		"accept":               "application/json, text/event-stream",
 		"content-type":         "application/json",
