@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -127,6 +128,17 @@ type Verdict struct {
 	// SuspectReason names the pattern (see HiddenFailure).
 	Suspect       bool
 	SuspectReason string
+
+	// ErrorKind is what kind of failure it was (see ErrorKinds); "" on
+	// success.
+	ErrorKind string
+	// RPCStatusCode is OpenTelemetry rpc.response.status_code: the JSON-RPC
+	// error code as text whenever the judged response carried one (also
+	// one riding on an HTTP error); "" otherwise.
+	RPCStatusCode string
+	// ServerError: the server side counts the exchange as its own error
+	// (see "OpenTelemetry names" in the package documentation).
+	ServerError bool
 }
 
 const v20260728 = "2026-07-28"
@@ -146,6 +158,7 @@ func Classify(ev *Evidence) Verdict {
 	if v.RetryAdvice == "" {
 		v.RetryAdvice = advice(&v, ev)
 	}
+	name(&v, ev)
 	return v
 }
 
@@ -168,6 +181,9 @@ func classify(ev *Evidence) Verdict {
 			return Verdict{Outcome: NoResponse, Reason: "no HTTP response: " + orDefault(last.Failure, "failure"), ErrorType: orDefault(last.Failure, "_OTHER")}
 		}
 		if last.Status < 200 || last.Status > 299 {
+			if v, ok := mappedProtocolError(ev, last); ok {
+				return v
+			}
 			v := Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(last.Status), ErrorType: strconv.Itoa(last.Status)}
 			// Keep a JSON-RPC error carried by the error response as detail.
 			for i := range last.Messages {
@@ -176,12 +192,12 @@ func classify(ev *Evidence) Verdict {
 					continue
 				}
 				r := gjson.ParseBytes(m.Raw)
-				if e := r.Get("error"); e.IsObject() {
-					if c := e.Get("code"); isInteger(c) {
+				if e := jsonobj.Get(r, "error"); e.IsObject() {
+					if c := jsonobj.Get(e, "code"); isInteger(c) {
 						code := c.Int()
 						v.ErrorCode = &code
 					}
-					if msg := e.Get("message"); msg.Type == gjson.String {
+					if msg := jsonobj.Get(e, "message"); msg.Type == gjson.String {
 						v.ErrorMessage = msg.Str
 					}
 					v.Judged = m
@@ -263,20 +279,13 @@ func matchIn(msgs []schema.Message, id schema.ID) *schema.Message {
 	return nil
 }
 
-// SameID compares two ids type-sensitively; numbers compare by value.
+// SameID compares two ids type-sensitively; within a type they compare by
+// IDKey (numbers by exact value, never as float64).
 func SameID(a, b schema.ID) bool {
 	if a.Type != b.Type || !a.Valid() {
 		return false
 	}
-	if a.Text == b.Text {
-		return true
-	}
-	if a.Type == schema.IDNumber {
-		x, err1 := strconv.ParseFloat(a.Text, 64)
-		y, err2 := strconv.ParseFloat(b.Text, 64)
-		return err1 == nil && err2 == nil && x == y
-	}
-	return false
+	return a.Text == b.Text || IDKey(a) == IDKey(b)
 }
 
 func isToolCall(method string) bool { return method == "tools/call" }
@@ -305,10 +314,12 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 	if !r.IsObject() {
 		return Verdict{Outcome: InvalidEnvelope, Reason: "response is not a JSON object", Judged: m}
 	}
-	if j := r.Get("jsonrpc"); j.Type != gjson.String || j.Str != "2.0" {
+	var top [3]gjson.Result
+	jsonobj.Pick(r, top[:], "jsonrpc", "result", "error")
+	if j := top[0]; j.Type != gjson.String || j.Str != "2.0" {
 		return Verdict{Outcome: InvalidEnvelope, Reason: `"jsonrpc" is not "2.0"`, Judged: m}
 	}
-	res, errv := r.Get("result"), r.Get("error")
+	res, errv := top[1], top[2]
 	if res.Exists() && errv.Exists() {
 		return Verdict{Outcome: InvalidEnvelope, Reason: "result and error together", Judged: m}
 	}
@@ -324,11 +335,11 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 		if !errv.IsObject() {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error is not an object", Judged: m}
 		}
-		c := errv.Get("code")
+		c := jsonobj.Get(errv, "code")
 		if !isInteger(c) {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error code is not an integer", Judged: m}
 		}
-		msg := errv.Get("message")
+		msg := jsonobj.Get(errv, "message")
 		if msg.Type != gjson.String {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error message is not a string", Judged: m}
 		}
@@ -378,8 +389,11 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 	if !res.IsObject() {
 		return invalidResult(method, "result is not an object", m)
 	}
+	// One pass over the result for the fields every judgement reads.
+	var f [6]gjson.Result
+	jsonobj.Pick(res, f[:], "resultType", "inputRequests", "requestState", "content", "isError", "structuredContent")
 	resultType := "complete"
-	if rt := res.Get("resultType"); rt.Exists() {
+	if rt := f[0]; rt.Exists() {
 		if rt.Type != gjson.String {
 			return invalidResult(method, "resultType is not a string", m)
 		}
@@ -393,7 +407,7 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 			v.ResultType = resultType
 			return v
 		}
-		ir, rs := res.Get("inputRequests"), res.Get("requestState")
+		ir, rs := f[1], f[2]
 		if (ir.Exists() && !ir.IsObject()) || (rs.Exists() && rs.Type != gjson.String) || (!ir.Exists() && !rs.Exists()) {
 			v := invalidResult(method, "input_required without valid inputRequests or requestState", m)
 			v.ResultType = resultType
@@ -406,13 +420,13 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 		return v
 	}
 	if isToolCall(method) {
-		if c := res.Get("content"); !c.IsArray() {
+		if c := f[3]; !c.IsArray() {
 			v := invalidResult(method, "content is not an array", m)
 			v.ResultType = resultType
 			return v
 		}
 		isErr := false
-		if ie := res.Get("isError"); ie.Exists() {
+		if ie := f[4]; ie.Exists() {
 			if ie.Type != gjson.True && ie.Type != gjson.False {
 				v := invalidResult(method, "isError is not a boolean", m)
 				v.ResultType = resultType
@@ -420,7 +434,7 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 			}
 			isErr = ie.Type == gjson.True
 		}
-		if sc := res.Get("structuredContent"); sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && !sc.IsObject() {
+		if sc := f[5]; sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && !sc.IsObject() {
 			v := invalidResult(method, "structuredContent is not an object", m)
 			v.ResultType = resultType
 			return v
@@ -432,7 +446,7 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 		return Verdict{Outcome: ToolSuccess, Reason: "tool result", ResultType: resultType, IsError: &isErr, Judged: m}
 	}
 	for _, f := range requiredFields[method] {
-		g := res.Get(f.path)
+		g := jsonobj.Get(res, f.path)
 		ok := g.Exists()
 		switch f.typ {
 		case "object":
@@ -475,7 +489,7 @@ func advice(v *Verdict, ev *Evidence) string {
 		switch {
 		case status == 429:
 			return AdviceRespectRetryAfter
-		case status == 404 && ev.OnSession:
+		case status == 404 && onSession(ev):
 			return AdviceReinitializeSession
 		case status == 408 || status >= 500:
 			return AdviceRetryIfIdempotent
@@ -519,23 +533,34 @@ var (
 	truncIsError = regexp.MustCompile(`"isError"\s*:\s*(true|false)\b`)
 )
 
+// lastSubmatch is the last match of re in raw: a repeated key resolves as
+// JSON.parse resolves it, the last one winning, as far as the cut lets us
+// see.
+func lastSubmatch(re *regexp.Regexp, raw []byte) [][]byte {
+	all := re.FindAllSubmatch(raw, -1)
+	if len(all) == 0 {
+		return nil
+	}
+	return all[len(all)-1]
+}
+
 // judgeTruncated judges a response the log cut short: only what survived the
 // cut counts. An error code that survived is JSONRPC_ERROR; "isError": true
 // is TOOL_ERROR; anything else is UNKNOWN, never a guessed success.
 func judgeTruncated(m *schema.Message) Verdict {
 	raw := m.Raw
-	if sm := truncCode.FindSubmatch(raw); sm != nil {
+	if sm := lastSubmatch(truncCode, raw); sm != nil {
 		code, err := strconv.ParseInt(string(sm[1]), 10, 64)
 		if err == nil {
 			v := Verdict{Outcome: JSONRPCError, Reason: "JSON-RPC error " + string(sm[1]) + " (response truncated in the log)",
 				ErrorCode: &code, ErrorType: string(sm[1]), Judged: m}
-			if mm := truncMessage.FindSubmatch(raw); mm != nil {
+			if mm := lastSubmatch(truncMessage, raw); mm != nil {
 				v.ErrorMessage = string(mm[1])
 			}
 			return v
 		}
 	}
-	if sm := truncIsError.FindSubmatch(raw); sm != nil && string(sm[1]) == "true" {
+	if sm := lastSubmatch(truncIsError, raw); sm != nil && string(sm[1]) == "true" {
 		t := true
 		return Verdict{Outcome: ToolError, Reason: "tool reported isError: true (response truncated in the log)",
 			ErrorType: "tool_error", IsError: &t, Judged: m}
@@ -556,8 +581,15 @@ func judgeReported(ev *Evidence) Verdict {
 	}
 	switch {
 	case r.HTTPStatus >= 400 || (r.HTTPStatus > 0 && r.HTTPStatus < 200):
-		return Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(r.HTTPStatus) + " (as reported by the log)",
+		v := Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(r.HTTPStatus) + " (as reported by the log)",
 			ErrorType: strconv.Itoa(r.HTTPStatus), ErrorMessage: r.Message}
+		if isIntText(r.StatusCode) {
+			// A JSON-RPC code the span reports rides on the HTTP error,
+			// as one in an error body would.
+			c, _ := strconv.ParseInt(r.StatusCode, 10, 64)
+			v.ErrorCode = &c
+		}
+		return v
 	case r.ErrorType == "tool_error":
 		t := true
 		return Verdict{Outcome: ToolError, Reason: "tool error (as reported by the log)", ErrorType: "tool_error",

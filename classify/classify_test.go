@@ -211,21 +211,24 @@ func TestRules(t *testing.T) {
 func TestHTTPErrorsAndAdvice(t *testing.T) {
 	cases := []struct {
 		name      string
+		version   string
 		at        classify.Attempt
 		onSession bool
 		advice    string
 		code      int64
 	}{
-		{"429", post(429, "application/json", `{"error":"slow down"}`), false, classify.AdviceRespectRetryAfter, 0},
-		{"404 on a session", post(404, "application/json", `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`), true, classify.AdviceReinitializeSession, -32001},
-		{"404 without session", post(404, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`), false, classify.AdviceInvestigateCompatibility, -32601},
-		{"400 header mismatch", post(400, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch"}}`), false, classify.AdviceInvestigateCompatibility, -32020},
-		{"400 invalid params", post(400, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`), false, classify.AdviceFixArguments, -32602},
-		{"401", post(401, "", ""), false, classify.AdviceNone, 0},
-		{"502 html", post(502, "text/html", "<html>Bad gateway</html>"), false, classify.AdviceRetryIfIdempotent, 0},
+		{"429", "2026-07-28", post(429, "application/json", `{"error":"slow down"}`), false, classify.AdviceRespectRetryAfter, 0},
+		{"404 on a session", "2025-11-25", post(404, "application/json", `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`), true, classify.AdviceReinitializeSession, -32001},
+		{"404 without session", "2025-11-25", post(404, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`), false, classify.AdviceInvestigateCompatibility, -32601},
+		{"400 header mismatch, 2025", "2025-11-25", post(400, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch"}}`), false, classify.AdviceInvestigateCompatibility, -32020},
+		{"400 invalid params, 2025", "2025-11-25", post(400, "application/json", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`), false, classify.AdviceFixArguments, -32602},
+		{"400 invalid params, null id, 2026", "2026-07-28", post(400, "application/json", `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"bad"}}`), false, classify.AdviceFixArguments, -32602},
+		{"401", "2026-07-28", post(401, "", ""), false, classify.AdviceNone, 0},
+		{"502 html", "2026-07-28", post(502, "text/html", "<html>Bad gateway</html>"), false, classify.AdviceRetryIfIdempotent, 0},
 	}
 	for _, c := range cases {
 		ev := toolCall(c.at)
+		ev.ProtocolVersion = c.version
 		ev.OnSession = c.onSession
 		v := check(t, c.name, ev, "HTTP_ERROR", "transport")
 		if v.RetryAdvice != c.advice {

@@ -23,10 +23,31 @@
 //     the client sent notifications/cancelled for the request, or, in
 //     2026-07-28 where closing the stream is the cancellation, when the client
 //     gave up. A non-2xx status is HTTP_ERROR whatever the body says (a
-//     JSON-RPC error in the body is kept as error_code and error_message).
-//  2. A response matched by id (type-sensitive: 1 is not "1") in the final
-//     attempt's body, in its SSE stream, or on a GET or resumed stream of the
-//     same conversation, is judged by rules 5 to 8.
+//     JSON-RPC error in the body is kept as error_code and error_message),
+//     with one exception. In 2026-07-28 (or a later dated version, such as
+//     the one a request answered -32022 asks for) a 4xx whose body (JSON or
+//     event stream) is a valid JSON-RPC error response carrying the
+//     request's own id is JSONRPC_ERROR, layer protocol: http_statuses keeps the status,
+//     retry_advice follows the code (-32602 fix_arguments; -32601 and
+//     -32020..-32022 investigate_compatibility), error_type is the code. Why:
+//     that version's spec maps protocol errors onto HTTP statuses (400 for
+//     -32602, -32020 HeaderMismatch, -32021 MissingRequiredClientCapability,
+//     -32022 UnsupportedProtocolVersion; 404 for -32601, "the JSON body
+//     distinguishes it from a legacy 404"), and clients deliver such a
+//     response to the application as the JSON-RPC error, not as an HTTP
+//     failure (the TypeScript SDK v2 in the modern era; the Go SDK for any
+//     non-2xx but 429 and 5xx). Everything else stays HTTP_ERROR: earlier
+//     versions (their 404 is a session expiry, their 400 a transport
+//     rejection), an unknown version, an error body with a null, absent or
+//     other id (it answers no request), a body that is not a valid JSON-RPC
+//     error, a 5xx, and 401, 403, 407, 408 and 429, whose meaning is HTTP's
+//     own (authentication settled by the HTTP layer, timing, throttling
+//     with Retry-After) and onto which the spec maps nothing. From 2026-07-28
+//     on a 404 is never a session expiry: there are no sessions (and the
+//     correlator writes no session_id).
+//  2. A response matched by id (type-sensitive: 1 is not "1"; see "Ids" below)
+//     in the final attempt's body, in its SSE stream, or on a GET or resumed
+//     stream of the same conversation, is judged by rules 5 to 8.
 //  3. Otherwise the final attempt's own body is judged: a body that is not
 //     JSON (or an SSE event whose data is not JSON) is MALFORMED_JSON; a
 //     response object with another id is INVALID_ENVELOPE; anything else that
@@ -120,11 +141,143 @@
 // README): 0.47% false positives (2) and 97.78% recall, checked by
 // TestHiddenFailureCorpus against the bounds 1% and 95%. About 2.5 µs per
 // result, and a 256 KiB text costs one scan for the end of its string.
+// # Ids and repeated keys
+//
+// Ids compare type-sensitively (SameID) and exactly (IDKey): a string id as
+// written; a number by its exact decimal value, never as a float64. An
+// integer however written is its digits: 1, 1.0, 1e0 and 10E-1 are one id
+// (as JSON.parse, and so the TypeScript SDK, makes them), -0 is 0; other
+// numbers compare by significant digits and exponent (1.5 = 1.50). Unlike
+// JSON.parse nothing is rounded: 9007199254740992 and 9007199254740993, one
+// float64, are two ids, as are long digit strings that differ in their last
+// digit. The correlator looks ids up by the same key.
+//
+// A key repeated in one object resolves as JSON.parse resolves it: the last
+// one wins, for every field that decides a verdict (jsonrpc, id, method,
+// result, error, code, message, resultType, inputRequests, requestState,
+// content, isError, structuredContent, the required result fields;
+// params.name, params.requestId and the request's protocol version in the
+// correlator). So {"isError":false,"isError":true} is TOOL_ERROR. Keys
+// compare after unescaping ("is\u0045rror" is "isError"). A frame the log
+// cut short is read with patterns; there the last surviving isError or
+// code wins.
+//
+// # Error kinds
+//
+// error_kind says what kind of failure an exchange was, the same whichever
+// SDK or version reported it: a validation failure is "validation" as a
+// -32602, as the Go SDK's isError text (go-sdk PR #863 moved it there) and
+// as FastMCP's; an unknown tool is "unknown_tool" as the Go SDK's -32602 and
+// as the TypeScript SDK's isError text. It is null exactly when error_type
+// is (TOOL_SUCCESS, SUCCESS, INPUT_REQUIRED, UNKNOWN without a reported
+// failure). ErrorKind computes it from KindFacts; the vocabulary is fixed
+// (ErrorKinds):
+//
+//	kind                  from
+//	validation            -32602 (unless its text says unknown tool, not found or
+//	                      version); isError or message text: Go SDK `validating
+//	                      "arguments"` / "invalid params", TS "Input validation
+//	                      error", pydantic "validation error", "missing required
+//	                      argument", "additional properties"; HTTP 422
+//	unknown_tool          "Tool X not found" (TS1, also as isError "MCP error -32602:
+//	                      Tool X not found"), "Unknown tool: x" (FastMCP), `unknown
+//	                      tool "x"` (Go SDK), "tool 'x' not found" (mcp-go)
+//	unknown_method        -32601; HTTP 501
+//	not_found             -32002 (resource, up to 2025-11-25); "Resource/Prompt X not
+//	                      found"; HTTP 404 (no session) and 410
+//	auth                  HTTP 401, 403, 407; "unauthorized", "forbidden", "access
+//	                      denied", "invalid token", "insufficient_scope", "HTTP 401"
+//	rate_limit            HTTP 429; "rate limit", "too many requests", "quota
+//	                      exceeded", "throttled"
+//	timeout               transport failure or stream end "timeout"; HTTP 408, 504;
+//	                      -32001 (TS and PY2 RequestTimeout, "Request timed out");
+//	                      PY1's code 408; "timed out", "deadline exceeded"
+//	cancelled             CANCELLED; a client_abort (NO_RESPONSE) or client-closed
+//	                      stream; "context canceled", "request cancelled"
+//	session               HTTP 404 on a session (before 2026-07-28); "Session not
+//	                      found" (TS1 404/-32001, PY1 -32600), "Missing session ID",
+//	                      "No valid session ID", "Server not initialized",
+//	                      "Session terminated" (PY1's code 32600)
+//	version               -32022; "Unsupported protocol version" (legacy initialize's
+//	                      -32602, TS1 400/-32000)
+//	header_mismatch       -32020; "header mismatch"
+//	capability            -32021; "missing required client capability"
+//	elicitation_required  -32042 (URL elicitation required, 2025-11-25)
+//	parse                 -32700
+//	invalid_request       -32600 (not a session); other HTTP 4xx (400, 405, 406, 409,
+//	                      413, 415, ...) whose body says nothing more precise
+//	internal              -32603; HTTP 500; "internal error"
+//	unavailable           HTTP 502, 503 and other 5xx; "service unavailable", "bad
+//	                      gateway", "upstream error", "overloaded"
+//	network               transport failure connection_refused or reset; a reset
+//	                      stream; "connection refused/reset/closed" (TS -32000
+//	                      ConnectionClosed), "ECONNRESET", "socket hang up"
+//	no_response           NO_RESPONSE or STREAM_INCOMPLETE with no failure stated (a
+//	                      202 never answered, a stream ended without the response)
+//	invalid_response      MALFORMED_JSON, INVALID_ENVELOPE, INVALID_TOOL_RESULT,
+//	                      INVALID_RESULT
+//	tool                  TOOL_ERROR whose text matches nothing above (also
+//	                      FastMCP's "Error executing tool x: ..." wrapper)
+//	other                 a JSON-RPC code or reported error.type not recognised
+//
+// How they combine: codes with one meaning decide alone (-32700, -32601,
+// -32002, -32020..-32022, -32042); -32600 and -32602 let the text pick among
+// the kinds listed above; other codes (-32603, -32000, -32001, vendor
+// codes) take the text's kind when a pattern matches, else the code's
+// default. An HTTP_ERROR is decided by its status for 401, 403, 407, 408,
+// 429, 5xx and a 404 on a session, and otherwise by the body's code, then
+// its text (a JSON-RPC error message, or the plain body: the Go SDK's "session
+// not found"), then the status. A TOOL_ERROR whose text starts with TS1's
+// "MCP error <code>:" is read as that code; otherwise its text decides,
+// "tool" when nothing matches. The patterns are tried in the order of the
+// table (unknown_tool, validation, session, version, header_mismatch,
+// capability, auth, rate_limit, timeout, cancelled, not_found, unavailable,
+// network, tool, internal) on the first 4096 bytes of the text.
+//
+// # OpenTelemetry names
+//
+// error_type follows OpenTelemetry error.type (the MCP conventions in
+// semantic-conventions-genai, model/mcp): set if and only if the exchange
+// failed, low-cardinality. rpc_response_status_code is
+// rpc.response.status_code: the JSON-RPC error code as text whenever the
+// judged response carried one, also one riding on an HTTP error and the late
+// response of a CANCELLED exchange (null otherwise).
+//
+//	outcome            error_type
+//	TOOL_SUCCESS, SUCCESS, INPUT_REQUIRED
+//	                   null
+//	JSONRPC_ERROR      the code as text ("-32602"), as the conventions say
+//	TOOL_ERROR         "tool_error", as the conventions say
+//	HTTP_ERROR         the HTTP status as text ("503"; the general convention's
+//	                   own example is "500")
+//	NO_RESPONSE        the transport failure: "timeout", "connection_refused",
+//	                   "reset", "client_abort"; "_OTHER" when none is stated (a
+//	                   202 never answered, no response in the log)
+//	STREAM_INCOMPLETE  how the stream ended: "reset", "timeout", "client_abort"
+//	                   (closed by the client before 2026-07-28); "_OTHER" when it
+//	                   ended normally or the end is unknown
+//	CANCELLED          "cancelled"
+//	MALFORMED_JSON, INVALID_ENVELOPE, INVALID_TOOL_RESULT, INVALID_RESULT
+//	                   the outcome in lower case ("invalid_envelope")
+//	UNKNOWN            null; a failure a log reported without a body keeps the
+//	                   error.type it states, "_OTHER" when it states none
+//
+// server_error is the server's view (mcp.server.status.attributes): the
+// exchange failed (error_type set) and not by the caller's mistake. The
+// conventions tell a server not to count -32700, -32600, -32601, -32602
+// (also an unknown tool) and -32002; we also leave out a failure the server
+// answered with a 4xx status (the HTTP conventions leave 4xx unset on server
+// spans, and 2026-07-28 maps exactly the caller's protocol errors onto 4xx,
+// so a 400/-32020 is not the server's error in either era) and the client's
+// own cancellation or abort. A tool_error counts: the conventions exclude
+// codes only, even when error_kind says the arguments were invalid; to leave
+// those out too, filter on error_kind. A transport failure without a status
+// (NO_RESPONSE, STREAM_INCOMPLETE) and an invalid response count.
 //
 // # retry_advice
 //
 // From the seed article's retry table: HTTP 429 respect_retry_after; 404 on a
-// session reinitialize_session; 408, 5xx and NO_RESPONSE retry_if_idempotent;
+// session (before 2026-07-28) reinitialize_session; 408, 5xx and NO_RESPONSE retry_if_idempotent;
 // other 4xx investigate_compatibility (401 and 403: none, fix the
 // credentials); -32602 fix_arguments; -32700, -32600, -32601, -32020..-32022
 // and the invalid outcomes investigate_compatibility; -32042 provide_input;

@@ -7,12 +7,12 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"mcptrace/classify"
+	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -150,7 +150,10 @@ type idKey struct {
 	text string
 }
 
-func keyOf(id schema.ID) idKey { return idKey{id.Type, id.Text} }
+// keyOf is what ids are looked up by: classify.IDKey, so that the lookup
+// agrees with classify.SameID (1 and 1.0 are one id; 9007199254740992 and
+// 9007199254740993 are two).
+func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 
 type conversation struct {
 	key      string
@@ -673,9 +676,9 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if o.ServerName != "" {
 		r.ServerName, r.ServerVersion = schema.Str(o.ServerName), schema.Str(o.ServerVersion)
 	}
-	p := gjson.GetBytes(m.Raw, "params")
+	p := jsonobj.Get(gjson.ParseBytes(m.Raw), "params") // repeated keys: the last wins, as in JSON.parse
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
-		if n := p.Get("name"); n.Type == gjson.String {
+		if n := jsonobj.Get(p, "name"); n.Type == gjson.String {
 			r.ToolName = schema.Str(n.Str)
 			if m.Method == "tools/call" {
 				ex.toolName = n.Str // what retry safety looks up among the tools
@@ -684,7 +687,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	ex.callHash = m.CallHash
 	ex.startedAt = o.Time
-	if a := p.Get("arguments"); a.Exists() && len(a.Raw) <= 1<<20 {
+	if a := jsonobj.Get(p, "arguments"); a.Exists() && len(a.Raw) <= 1<<20 {
 		r.Arguments = []byte(a.Raw)
 	}
 	if o.HTTP != nil {
@@ -695,7 +698,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	ex.reqVersion = o.ProtocolVersion
 	if ex.reqVersion == "" {
-		ex.reqVersion = p.Get(`_meta.io\.modelcontextprotocol/protocolVersion`).String()
+		ex.reqVersion = jsonobj.Path(p, "_meta", "io.modelcontextprotocol/protocolVersion").String()
 	}
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
@@ -825,7 +828,7 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	if m.Method != "notifications/cancelled" {
 		return
 	}
-	rid := gjson.GetBytes(m.Raw, "params.requestId")
+	rid := jsonobj.Path(gjson.ParseBytes(m.Raw), "params", "requestId")
 	id := schema.ID{Type: schema.IDNumber, Text: rid.Raw}
 	if rid.Type == gjson.String {
 		id = schema.ID{Type: schema.IDString, Text: rid.Str}
@@ -869,23 +872,20 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 			r.ErrorData = schema.Str(d.Raw)
 		}
 		if v.Outcome == classify.ToolError {
-			var text []string
-			res.Get("result.content").ForEach(func(_, c gjson.Result) bool {
-				if c.Get("type").String() == "text" {
-					text = append(text, c.Get("text").String())
-				}
-				return true
-			})
-			r.ToolErrorText = schema.Str(strings.Join(text, "\n"))
+			r.ToolErrorText = schema.Str(classify.ToolText(v.Judged))
 		}
 	}
 	r.ErrorType = schema.Str(v.ErrorType)
+	r.ErrorKind, r.RPCStatusCode, r.ServerError = schema.Str(v.ErrorKind), schema.Str(v.RPCStatusCode), v.ServerError
 	r.ResultType = schema.Str(v.ResultType)
 	r.IsError = v.IsError
 	r.SuspectHiddenError, r.SuspectReason = v.Suspect, schema.Str(v.SuspectReason)
 	r.Cancelled = ex.cancelled
 	r.Truncated = ex.truncated || (v.Judged != nil && v.Judged.Truncated)
 	r.ProtocolVersion = schema.Str(version)
+	if classify.Stateless(version) {
+		r.SessionID = nil // no sessions from 2026-07-28 on (OpenTelemetry: mcp.session.id MUST NOT be set)
+	}
 	if n := len(ex.attempts); n > 0 {
 		last := &ex.attempts[n-1]
 		r.ContentType = schema.Str(last.ContentType)
@@ -902,9 +902,9 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		w := v.Judged.Where.String()
 		r.ResponseWhere = &w
 		if ex.method == "initialize" && v.Outcome == classify.Success {
-			res := gjson.GetBytes(v.Judged.Raw, "result")
-			cv.version = res.Get("protocolVersion").String()
-			if si := res.Get("serverInfo"); si.IsObject() {
+			res := jsonobj.Get(gjson.ParseBytes(v.Judged.Raw), "result")
+			cv.version = jsonobj.Get(res, "protocolVersion").String()
+			if si := jsonobj.Get(res, "serverInfo"); si.IsObject() {
 				cv.server = schema.Implementation{Name: si.Get("name").String(), Version: si.Get("version").String()}
 			}
 		}

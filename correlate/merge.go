@@ -126,6 +126,7 @@ func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 		m.Outcome, m.Layer, m.Reason = s.Outcome, s.Layer, s.Reason+" (from the server's log)"
 		m.ErrorCode, m.ErrorMessage, m.ErrorType = s.ErrorCode, s.ErrorMessage, s.ErrorType
 		m.ResultType, m.IsError, m.RetryAdvice = s.ResultType, s.IsError, s.RetryAdvice
+		m.ErrorKind, m.RPCStatusCode, m.ServerError = s.ErrorKind, s.RPCStatusCode, s.ServerError
 	}
 	m.FailedHop = mergedHop(&c, &s)
 	return m

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -404,7 +405,7 @@ func (v *versionTracker) observe(conn, dir string, o *schema.Observation) {
 			delete(v.ver, conn)
 		case dir == schema.DirServerToClient && m.Kind == schema.MsgResponse && !m.Truncated:
 			if id, ok := v.initID[conn]; ok && id == m.ID {
-				if pv := gjson.GetBytes(m.Raw, "result.protocolVersion"); pv.Type == gjson.String {
+				if pv := jsonobj.Path(gjson.ParseBytes(m.Raw), "result", "protocolVersion"); pv.Type == gjson.String {
 					v.ver[conn] = pv.Str
 				}
 				delete(v.initID, conn)

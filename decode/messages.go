@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -104,22 +105,10 @@ func message(r gjson.Result, where schema.Where, event, batch int) schema.Messag
 		m.Kind = schema.MsgOther
 		return m
 	}
-	var method, id, result, errv, params gjson.Result
-	r.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "method":
-			method = v
-		case "id":
-			id = v
-		case "result":
-			result = v
-		case "error":
-			errv = v
-		case "params":
-			params = v
-		}
-		return true
-	})
+	// A repeated key resolves as JSON.parse resolves it: the last wins.
+	var f [5]gjson.Result
+	jsonobj.Pick(r, f[:], "method", "id", "result", "error", "params")
+	method, id, result, errv, params := f[0], f[1], f[2], f[3], f[4]
 	m.ID = idOf(id)
 	switch {
 	case method.Exists() && method.Type == gjson.String:
@@ -168,7 +157,7 @@ func callHash(method string, params gjson.Result) uint64 {
 	h.Write([]byte(method))
 	for _, k := range []string{"name", "uri", "arguments", "ref", "argument", "cursor"} {
 		h.Write([]byte{0})
-		h.Write([]byte(params.Get(k).Raw))
+		h.Write([]byte(jsonobj.Get(params, k).Raw))
 	}
 	return h.Sum64()
 }

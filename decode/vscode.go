@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -555,5 +556,5 @@ func (d *vscodeDecoder) flush() {
 
 // cancelledID reads params.requestId of a notifications/cancelled.
 func cancelledID(raw []byte) schema.ID {
-	return idOf(gjson.GetBytes(raw, "params.requestId"))
+	return idOf(jsonobj.Path(gjson.ParseBytes(raw), "params", "requestId"))
 }

@@ -1052,11 +1052,13 @@ func cakewalk(s *samples) {
 				"Mcp-Name", "show_negotiated_mcp_protocol", "Mcp-Session-Id", nil)))))
 	}, ms(22), ok("TOOL_SUCCESS"))
 	// The header says eu-west, the arguments say us-east: the SDK rejects
-	// the request before the tool runs.
+	// the request before the tool runs. 2026-07-28 maps -32020 onto HTTP
+	// 400, and the body carries the request's own id: the client delivers
+	// it as the JSON-RPC error, so it is JSONRPC_ERROR with [400].
 	r.call("verify_order_region_param_header", obj("region", "us-east", "orderId", "ORD-1042"), nil,
 		map[string]any{"Mcp-Param-Region": "eu-west"}, func(id int) resp {
 			return sdkReject(400, rpcError(id, -32020, "Header mismatch: Mcp-Param-Region does not match the request body"))
-		}, ms(8), got("HTTP_ERROR", 400))
+		}, ms(8), got("JSONRPC_ERROR", 400))
 
 	// compat.sdk_v2, 2025-11-25: no reason given and no MRTR, so the
 	// guidance path answers with a normal result.

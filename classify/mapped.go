@@ -1,0 +1,56 @@
+package classify
+
+import "strconv"
+
+// httpOwnStatus lists the 4xx statuses that keep their HTTP meaning even
+// when the body is a JSON-RPC error with the request's id: authentication
+// (401, 403, 407) is settled by the client's HTTP layer (an OAuth challenge,
+// a new token), and 408 and 429 are timing and throttling, with their own
+// retry advice (the Go SDK fails a 429 as a transport error whatever the
+// body). The 2026-07-28 spec maps no protocol error onto them.
+var httpOwnStatus = map[int]bool{401: true, 403: true, 407: true, 408: true, 429: true}
+
+// mappedProtocolError applies the 2026-07-28 exception to "transport first":
+// that version maps protocol errors onto HTTP statuses (400 for -32602,
+// -32020, -32021 and -32022, 404 for -32601), and clients deliver such a
+// response to the application as the JSON-RPC error it carries (the
+// TypeScript SDK v2 and the Go SDK surface the body's error, not an HTTP
+// failure). So in 2026-07-28 a 4xx final attempt whose body is a valid
+// JSON-RPC error response with the request's own id is JSONRPC_ERROR; the
+// status stays in http_statuses. Anything else (another version, where a
+// 404 is a session expiry; a null or other id, which answers no request; a
+// body that is not a valid JSON-RPC error; a 5xx; the statuses of
+// httpOwnStatus) is not, and the caller goes on with HTTP_ERROR.
+func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
+	if !Stateless(ev.ProtocolVersion) || at.Status < 400 || at.Status > 499 || httpOwnStatus[at.Status] {
+		return Verdict{}, false
+	}
+	m := matchIn(at.Messages, ev.ID)
+	if m == nil {
+		return Verdict{}, false
+	}
+	v := judgeMatched(ev, m)
+	if v.Outcome != JSONRPCError || v.ErrorCode == nil {
+		return Verdict{}, false
+	}
+	v.Reason = "JSON-RPC error " + strconv.FormatInt(*v.ErrorCode, 10) + " carried by HTTP " + strconv.Itoa(at.Status) +
+		" (2026-07-28 maps protocol errors onto HTTP statuses)"
+	return v, true
+}
+
+// Stateless reports whether version is 2026-07-28 or a later dated version:
+// the era without sessions, whose HTTP statuses carry protocol errors. A
+// later version is what a request answered -32022 (unsupported protocol
+// version) names: the only other modern version is one the server does not
+// know yet, and the server answers it by 2026-07-28's rules.
+func Stateless(version string) bool {
+	if len(version) != len(v20260728) || version[4] != '-' || version[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(version); i++ {
+		if i != 4 && i != 7 && !isDigit(version[i]) {
+			return false
+		}
+	}
+	return version >= v20260728
+}
