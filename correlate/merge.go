@@ -125,6 +125,7 @@ func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 		m.ResultType, m.IsError, m.RetryAdvice = s.ResultType, s.IsError, s.RetryAdvice
 	}
 	m.FailedHop = mergedHop(&c, &s)
+	m.DuplicateSideEffect = mergedDuplicate(&c, &s)
 	return m
 }
 
