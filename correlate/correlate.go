@@ -469,10 +469,10 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			c.tellConv(cv)
 		}
 		c.tellState(ex)
+		c.noteAttempt(cv, ex, o)
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
 			c.finish(cv, ex)
 		}
-		c.noteAttempt(cv, ex, o)
 	}
 	if onStream {
 		c.noteGet(cv, o) // a reconnect after a cut stream, before its responses pair

@@ -68,31 +68,77 @@ func resumable(o *schema.Observation, version string) bool {
 	return o.Transport == schema.TransportStreamableHTTP && version != versionWithoutSessions
 }
 
-// noteAttempt follows a POST attempt of a client request for resumption:
-// the event ids its stream gave, and whether it was cut (reset or
-// timeout) after at least one id, with the request still unanswered, so a
-// reconnect is due. A new POST of the request supersedes an awaited
-// reconnect.
+// noteAttempt follows a POST attempt of a client request, in input order,
+// before it may settle the exchange. For the session: a request sent at or
+// after a 404 on its session is sent on a dead session; a 404 makes the
+// session dead, an answer of its own to a request sent after that makes it
+// alive again. For resumption: the event ids its stream gave, and whether
+// it was cut (reset or timeout) after at least one id, with the request
+// still unanswered, so a reconnect is due; a new POST of the request
+// supersedes an awaited reconnect.
 func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Observation) {
 	h := o.HTTP
-	if ex.fromServer || h == nil || h.Method != "POST" {
+	if ex.fromServer || h == nil || h.Method != "POST" || len(ex.attempts) == 0 {
 		return
-	}
-	c.stopWaiting(cv, ex)
-	if h.SSE && h.StreamLastEventID != "" {
-		ex.diag.addEventID(h.StreamLastEventID)
 	}
 	version := ex.reqVersion
 	if version == "" {
 		version = cv.version
 	}
-	if ex.final || !h.SSE || (h.StreamEnd != schema.StreamReset && h.StreamEnd != schema.StreamTimeout) ||
+	c.noteSession(cv, ex, o, version)
+	c.stopWaiting(cv, ex)
+	if h.SSE && h.StreamLastEventID != "" {
+		ex.diag.addEventID(h.StreamLastEventID)
+	}
+	decides := attemptDecides(&ex.attempts[len(ex.attempts)-1], ex.id) || ex.response != nil
+	if decides || !h.SSE || (h.StreamEnd != schema.StreamReset && h.StreamEnd != schema.StreamTimeout) ||
 		len(ex.diag.eventIDs) == 0 || !resumable(o, version) {
 		return
 	}
 	ex.diag.cutAt = o.EndOrStart()
 	ex.diag.waiting = true
 	cv.diag.waiting = append(cv.diag.waiting, ex)
+}
+
+// noteSession keeps the conversation's session dead or alive, in the
+// order the attempts were sent (their exchanges are judged later, the
+// failed ones only when the conversation ends).
+func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Observation, version string) {
+	if o.SessionID == "" || version == versionWithoutSessions || ex.method == "initialize" {
+		return
+	}
+	h := o.HTTP
+	dead := cv.diag.deadAt
+	after := !dead.IsZero() && !o.Time.Before(dead)
+	if after && ex.diag.stuckSince.IsZero() {
+		ex.diag.stuckSince = dead
+	}
+	switch {
+	case h.Responded && h.Status == 404:
+		if dead.IsZero() {
+			cv.diag.deadAt = o.EndOrStart()
+		}
+	case after && h.Responded && h.Status >= 200 && h.Status <= 299 && answersAlive(o, ex.id):
+		cv.diag.deadAt = time.Time{} // the session answered after all: it was not dead
+		ex.diag.stuckSince = time.Time{}
+	}
+}
+
+// answersAlive says whether an observation carries an answer to the
+// request from a server that knows its session: a response with its id
+// that is not an error saying the session is unknown.
+func answersAlive(o *schema.Observation, id schema.ID) bool {
+	for i := range o.Messages {
+		m := &o.Messages[i]
+		if m.Where == schema.InRequestBody || m.Kind != schema.MsgResponse || !classify.SameID(m.ID, id) {
+			continue
+		}
+		if e := gjson.GetBytes(m.Raw, "error"); e.IsObject() && saysSessionUnknown(e.Get("message").String()) {
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 func (d *exDiag) addEventID(id string) {
@@ -210,22 +256,17 @@ func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Ve
 	reason := unknownSessionAnswer(cv, ex, v)
 	answerSaysUnknown = reason != ""
 	live := reason == "" && !r.SessionExpired && answeredOwn(ex, v)
-	dead := cv.diag.deadAt
-	if !dead.IsZero() && !ex.startedAt.Before(dead) && !live {
-		reason = StuckNoReinitialize
-		ex.diag.stuckSince = dead
+	if live {
+		cv.diag.answered = true
+	}
+	switch {
+	case !ex.diag.stuckSince.IsZero() && !live:
+		reason = StuckNoReinitialize // the Linker may make it dead_session_reused
+	default:
+		ex.diag.stuckSince = time.Time{}
 	}
 	if reason != "" {
 		r.SessionStuck, r.SessionStuckReason = true, schema.Str(reason)
-	}
-	switch {
-	case r.SessionExpired && dead.IsZero():
-		cv.diag.deadAt = r.EndedAt
-	case live:
-		cv.diag.answered = true
-		if !dead.IsZero() && !ex.startedAt.Before(dead) {
-			cv.diag.deadAt = time.Time{} // the session answered after all: it was not dead
-		}
 	}
 	return answerSaysUnknown
 }
@@ -258,6 +299,9 @@ func unknownSessionAnswer(cv *conversation, ex *exchange, v *classify.Verdict) s
 	last := &ex.attempts[n-1]
 	if !last.Responded || last.Status == 404 {
 		return ""
+	}
+	if last.Status >= 200 && last.Status <= 299 && v.Outcome != classify.JSONRPCError && v.Outcome != classify.InvalidEnvelope {
+		return "" // a result (not read again: it may be large)
 	}
 	text, code, hasCode, ownID := rejection(ex, last, v)
 	says := saysSessionUnknown(text)
@@ -381,7 +425,7 @@ func refusedByAnswer(ex *exchange, v *classify.Verdict, unknownSession bool) boo
 		return true
 	}
 	m := v.Judged
-	if m == nil || m.Kind != schema.MsgResponse {
+	if m == nil || m.Kind != schema.MsgResponse || (v.Outcome != classify.JSONRPCError && v.Outcome != classify.InvalidEnvelope) {
 		return false
 	}
 	e := gjson.GetBytes(m.Raw, "error")
