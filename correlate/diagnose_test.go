@@ -74,7 +74,7 @@ func TestStuckOnADeadSession(t *testing.T) {
 	l.post(call(1, "list"), 200, "application/json", str(ok(1)))
 	l.post(call(2, "create"), 404, "application/json", str(sessionNotFound))
 	l.post(call(3, "create"), 404, "application/json", str(sessionNotFound)) // carries on: stuck
-	l.post(call(4, "list"), 404, "", str(""))                                 // stuck, whatever the body
+	l.post(call(4, "list"), 404, "", str(""))                                // stuck, whatever the body
 	// A replica that knows the session answers: it was not dead after all.
 	l.post(call(5, "list"), 200, "application/json", str(ok(5)))
 	l.post(call(6, "list"), 404, "application/json", str(sessionNotFound)) // a first 404 again
@@ -109,7 +109,9 @@ func TestStuckAfterReinitialize(t *testing.T) {
 		l := newLog(t)
 		l.side = side
 		l.sess = "old"
-		call := func(id int) string { return req(id, "tools/call", `{"name":"poll","arguments":{"n":`+fmt.Sprint(id)+`}}`) }
+		call := func(id int) string {
+			return req(id, "tools/call", `{"name":"poll","arguments":{"n":`+fmt.Sprint(id)+`}}`)
+		}
 		l.post(call(1), 404, "application/json", str(sessionNotFound))
 		l.post(call(2), 404, "application/json", str(sessionNotFound))
 		l.sess = "new"
@@ -191,7 +193,6 @@ func TestResumption(t *testing.T) {
 	withIDs := "id: p-0\nretry: 500\ndata: \n\nid: p-1\nevent: message\ndata: " + progress + "\n\n"
 	call := req(1, "tools/call", `{"name":"build","arguments":{}}`)
 	replay := "id: p-2\nevent: message\ndata: " + ok(1) + "\n\n"
-	type step func(l *logb)
 	cut := func(end string) step { return func(l *logb) { l.postStream(call, withIDs, end) } }
 	get := func(leid, body, end string) step { return func(l *logb) { l.get(body, leid, end) } }
 	cases := []struct {
@@ -265,18 +266,31 @@ const payTools = `{"jsonrpc":"2.0","id":100,"result":{"tools":[` +
 	`{"name":"balance","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},` +
 	`{"name":"mail","inputSchema":{"type":"object"}}]}}`
 
+// Steps of a scenario, one record each.
+type step func(l *logb)
+
+func posted(body string, status int, ct string, resp *string) step {
+	return func(l *logb) { l.post(body, status, ct, resp) }
+}
+
+func failed(body, kind string) step { return func(l *logb) { l.fail(body, kind) } }
+
+func frame(dir, line string) step { return func(l *logb) { l.stdio(dir, line) } }
+
+// shifted moves the log's clock before the step (negative: the record
+// starts before the previous one ended).
+func shifted(d time.Duration, s step) step {
+	return func(l *logb) { l.clock = l.clock.Add(d); s(l) }
+}
+
 func TestDuplicateSideEffect(t *testing.T) {
-	charge := func(id int, amount int) string {
-		return req(id, "tools/call", fmt.Sprintf(`{"name":"charge","arguments":{"amount":%d}}`, amount))
-	}
+	charge := func(id int) string { return req(id, "tools/call", `{"name":"charge","arguments":{"amount":5}}`) }
+	tool := func(id int, name string) string { return req(id, "tools/call", `{"name":"`+name+`","arguments":{}}`) }
 	rpcErr := func(id, code int) *string {
 		return str(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"x"}}`, id, code))
 	}
-	toolErr := func(id int) *string {
-		return str(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"relay timed out"}],"isError":true}}`, id))
-	}
-	type step func(l *logb)
-	json := "application/json"
+	toolErr := str(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"relay timed out"}],"isError":true}}`)
+	const js = "application/json"
 	cases := []struct {
 		name string
 		side schema.Side
@@ -284,56 +298,30 @@ func TestDuplicateSideEffect(t *testing.T) {
 		step []step
 		want map[string]bool
 	}{
-		{"timeout then the same id", "", true, []step{func(l *logb) { l.fail(charge(1, 5), schema.FailureTimeout) }, func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) }},
-			map[string]bool{"1": true}},
-		{"connection refused then the same id", "", true, []step{func(l *logb) { l.fail(charge(1, 5), schema.FailureConnectionRefused) }, func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) }},
-			map[string]bool{"1": false}},
-		{"429 then the same id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 429, json, str(`{}`)) }, func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) }},
-			map[string]bool{"1": false}},
-		{"500 then the same id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 500, json, str(`{}`)) }, func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) }},
-			map[string]bool{"1": true}},
-		{"timeout then refused", "", true, []step{func(l *logb) { l.fail(charge(1, 5), schema.FailureTimeout) }, func(l *logb) { l.fail(charge(1, 5), schema.FailureConnectionRefused) }},
-			map[string]bool{"1": false}},
-		{"502 then a new id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 502, "text/html", str("<h1>502</h1>")) }, func(l *logb) { l.post(charge(2, 5), 200, json, str(ok(2))) }},
+		{"timeout then the same id", "", true, []step{failed(charge(1), schema.FailureTimeout), posted(charge(1), 200, js, str(ok(1)))}, map[string]bool{"1": true}},
+		{"refused then the same id", "", true, []step{failed(charge(1), schema.FailureConnectionRefused), posted(charge(1), 200, js, str(ok(1)))}, map[string]bool{"1": false}},
+		{"429 then the same id", "", true, []step{posted(charge(1), 429, js, str(`{}`)), posted(charge(1), 200, js, str(ok(1)))}, map[string]bool{"1": false}},
+		{"500 then the same id", "", true, []step{posted(charge(1), 500, js, str(`{}`)), posted(charge(1), 200, js, str(ok(1)))}, map[string]bool{"1": true}},
+		{"timeout then refused", "", true, []step{failed(charge(1), schema.FailureTimeout), failed(charge(1), schema.FailureConnectionRefused)}, map[string]bool{"1": false}},
+		{"502 then a new id", "", true, []step{posted(charge(1), 502, "text/html", str("<h1>502</h1>")), posted(charge(2), 200, js, str(ok(2)))}, map[string]bool{"1": false, "2": true}},
+		{"401 then a new id", "", true, []step{posted(charge(1), 401, js, str(`{}`)), posted(charge(2), 200, js, str(ok(2)))}, map[string]bool{"2": false}},
+		{"-32602 then a new id", "", true, []step{posted(charge(1), 200, js, rpcErr(1, -32602)), posted(charge(2), 200, js, str(ok(2)))}, map[string]bool{"2": false}},
+		{"-32603 then a new id", "", true, []step{posted(charge(1), 200, js, rpcErr(1, -32603)), posted(charge(2), 200, js, str(ok(2)))}, map[string]bool{"2": true}},
+		{"a tool error then a new id", "", true, []step{posted(charge(1), 200, js, toolErr), posted(charge(2), 200, js, str(ok(2)))}, map[string]bool{"2": true}},
+		{"the retry never ran", "", true, []step{posted(charge(1), 502, "", str("")), posted(charge(2), 429, js, str(`{}`))}, map[string]bool{"2": false}},
+		{"a success then the same call", "", true, []step{posted(charge(1), 200, js, str(ok(1))), shifted(time.Second, posted(charge(2), 200, js, str(ok(2))))}, map[string]bool{"2": false}},
+		{"dispatched twice", "", true, []step{posted(charge(1), 200, js, str(ok(1))), shifted(-8*time.Millisecond, posted(charge(2), 200, js, str(ok(2))))},
 			map[string]bool{"1": false, "2": true}},
-		{"401 then a new id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 401, json, str(`{}`)) }, func(l *logb) { l.post(charge(2, 5), 200, json, str(ok(2))) }},
-			map[string]bool{"2": false}},
-		{"-32602 then a new id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 200, json, rpcErr(1, -32602)) }, func(l *logb) { l.post(charge(2, 5), 200, json, str(ok(2))) }},
-			map[string]bool{"2": false}},
-		{"-32603 then a new id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 200, json, rpcErr(1, -32603)) }, func(l *logb) { l.post(charge(2, 5), 200, json, str(ok(2))) }},
+		{"idempotent", "", true, []step{failed(tool(1, "refund"), schema.FailureTimeout), posted(tool(1, "refund"), 200, js, str(ok(1)))}, map[string]bool{"1": false}},
+		{"read-only", "", true, []step{failed(tool(1, "balance"), schema.FailureTimeout), posted(tool(1, "balance"), 200, js, str(ok(1)))}, map[string]bool{"1": false}},
+		{"no annotations: the defaults", "", true, []step{failed(tool(1, "mail"), schema.FailureReset), posted(tool(1, "mail"), 200, js, str(ok(1)))}, map[string]bool{"1": true}},
+		{"never listed: the defaults", "", false, []step{failed(tool(1, "balance"), schema.FailureTimeout), posted(tool(1, "balance"), 200, js, str(ok(1)))}, map[string]bool{"1": true}},
+		{"not a tool", "", true, []step{failed(req(1, "resources/read", `{"uri":"file:///a"}`), schema.FailureTimeout),
+			posted(req(1, "resources/read", `{"uri":"file:///a"}`), 200, js, str(`{"jsonrpc":"2.0","id":1,"result":{"contents":[]}}`))}, map[string]bool{"1": false}},
+		{"stdio: an error, then the call again", "", true, []step{frame("c2s", charge(1)), frame("s2c", *rpcErr(1, -32603)), frame("c2s", charge(2)), frame("s2c", ok(2))},
 			map[string]bool{"2": true}},
-		{"a tool error then a new id", "", true, []step{func(l *logb) { l.post(charge(1, 5), 200, json, toolErr(1)) }, func(l *logb) { l.post(charge(2, 5), 200, json, str(ok(2))) }},
-			map[string]bool{"2": true}},
-		{"the retry never ran", "", true, []step{func(l *logb) { l.post(charge(1, 5), 502, "", str("")) }, func(l *logb) { l.post(charge(2, 5), 429, json, str(`{}`)) }},
-			map[string]bool{"2": false}},
-		{"a success then the same call", "", true, []step{func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) },
-			func(l *logb) { l.clock = l.clock.Add(time.Second); l.post(charge(2, 5), 200, json, str(ok(2))) }},
-			map[string]bool{"2": false}},
-		{"dispatched twice", "", true, []step{func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) },
-			func(l *logb) { l.clock = l.clock.Add(-8 * time.Millisecond); l.post(charge(2, 5), 200, json, str(ok(2))) }},
-			map[string]bool{"1": false, "2": true}},
-		{"idempotent", "", true, []step{func(l *logb) { l.fail(req(1, "tools/call", `{"name":"refund","arguments":{}}`), schema.FailureTimeout) },
-			func(l *logb) { l.post(req(1, "tools/call", `{"name":"refund","arguments":{}}`), 200, json, str(ok(1))) }},
-			map[string]bool{"1": false}},
-		{"read-only", "", true, []step{func(l *logb) { l.fail(req(1, "tools/call", `{"name":"balance","arguments":{}}`), schema.FailureTimeout) },
-			func(l *logb) { l.post(req(1, "tools/call", `{"name":"balance","arguments":{}}`), 200, json, str(ok(1))) }},
-			map[string]bool{"1": false}},
-		{"no annotations: the defaults", "", true, []step{func(l *logb) { l.fail(req(1, "tools/call", `{"name":"mail","arguments":{}}`), schema.FailureReset) },
-			func(l *logb) { l.post(req(1, "tools/call", `{"name":"mail","arguments":{}}`), 200, json, str(ok(1))) }},
-			map[string]bool{"1": true}},
-		{"never listed: the defaults", "", false, []step{func(l *logb) { l.fail(req(1, "tools/call", `{"name":"balance","arguments":{}}`), schema.FailureTimeout) },
-			func(l *logb) { l.post(req(1, "tools/call", `{"name":"balance","arguments":{}}`), 200, json, str(ok(1))) }},
-			map[string]bool{"1": true}},
-		{"not a tool", "", true, []step{func(l *logb) { l.fail(req(1, "resources/read", `{"uri":"file:///a"}`), schema.FailureTimeout) },
-			func(l *logb) { l.post(req(1, "resources/read", `{"uri":"file:///a"}`), 200, json, str(`{"jsonrpc":"2.0","id":1,"result":{"contents":[]}}`)) }},
-			map[string]bool{"1": false}},
-		{"stdio: an error, then the call again", "", true, []step{func(l *logb) { l.stdio("c2s", charge(1, 5)) }, func(l *logb) { l.stdio("s2c", *rpcErr(1, -32603)) },
-			func(l *logb) { l.stdio("c2s", charge(2, 5)) }, func(l *logb) { l.stdio("s2c", ok(2)) }},
-			map[string]bool{"2": true}},
-		{"server: received twice", schema.SideServer, true, []step{func(l *logb) { l.fail(charge(1, 5), schema.FailureReset) }, func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) }},
-			map[string]bool{"1": true}},
-		{"server: refused, then run", schema.SideServer, true, []step{func(l *logb) { l.post(charge(1, 5), 400, json, str(`{}`)) }, func(l *logb) { l.post(charge(1, 5), 200, json, str(ok(1))) }},
-			map[string]bool{"1": false}},
+		{"server: received twice", schema.SideServer, true, []step{failed(charge(1), schema.FailureReset), posted(charge(1), 200, js, str(ok(1)))}, map[string]bool{"1": true}},
+		{"server: refused, then run", schema.SideServer, true, []step{posted(charge(1), 400, js, str(`{}`)), posted(charge(1), 200, js, str(ok(1)))}, map[string]bool{"1": false}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -343,7 +331,7 @@ func TestDuplicateSideEffect(t *testing.T) {
 			}
 			l.sess = "p1"
 			if tc.list {
-				l.post(req(100, "tools/list", ""), 200, json, str(payTools))
+				l.post(req(100, "tools/list", ""), 200, js, str(payTools))
 			}
 			for _, s := range tc.step {
 				s(l)
@@ -395,8 +383,7 @@ func TestDuplicateSideEffectNextSession(t *testing.T) {
 					repeat = g
 				}
 			}
-			x := diagRun(t, l)
-			_ = x
+			diagRun(t, l) // the same whatever the shards (ids repeat across sessions: looked up above)
 			if repeat == nil || repeat.RetryBasis == nil || *repeat.RetryBasis != "same_call_next_session" {
 				t.Fatalf("the repeat is not linked to the previous session: %+v", repeat)
 			}
@@ -410,7 +397,9 @@ func TestDuplicateSideEffectNextSession(t *testing.T) {
 // Merged rows: the server's count of what it received decides for one
 // request's own attempts.
 func TestMergedDuplicateSideEffect(t *testing.T) {
-	charge := func(id int) string { return req(id, "tools/call", fmt.Sprintf(`{"name":"charge","arguments":{"n":%d}}`, id)) }
+	charge := func(id int) string {
+		return req(id, "tools/call", fmt.Sprintf(`{"name":"charge","arguments":{"n":%d}}`, id))
+	}
 	c := newLog(t)
 	c.sess = "m1"
 	c.post(req(100, "tools/list", ""), 200, "application/json", str(payTools))

@@ -312,7 +312,7 @@ func initialize(l *wireLog, t time.Time, session string, srv *schema.Implementat
 		name = *srv
 	}
 	l.add(txn{at: t, end: t.Add(ms(42)), session: session, server: srv, url: url,
-		body: request(0, "initialize", obj("protocolVersion", l.version, "capabilities", obj(), "clientInfo", obj("name", l.client.Name, "version", l.client.Version))),
+		body:   request(0, "initialize", obj("protocolVersion", l.version, "capabilities", obj(), "clientInfo", obj("name", l.client.Name, "version", l.client.Version))),
 		status: 200, ctype: jsonCT, respHdr: map[string]any{"Mcp-Session-Id": session},
 		respBody: string(result(0, obj("protocolVersion", l.version, "capabilities", obj("tools", obj()), "serverInfo", obj("name", name.Name, "version", name.Version))))})
 	l.add(txn{at: t.Add(ms(60)), end: t.Add(ms(63)), session: session, server: srv, url: url, body: notification("notifications/initialized"), status: 202})
