@@ -142,9 +142,10 @@
 //     provided" (400, -32000, id null; affine-mcp-server), "No active
 //     session", "Unknown Mcp-Session-Id", TS1's "Server not initialized"
 //     after a restart. A bare 400 ("Bad Request" or no text) also counts
-//     when the log never saw the session initialized and the session never
-//     answered a request in it: a client that came back with a session id
-//     saved before a restart. "Missing session ID" does not count: it says
+//     when its conversation shows neither the session's initialize nor an
+//     answer of its own to any request: a client that came back with a
+//     session id saved before a restart (a session idle longer than
+//     IdleTimeout starts a new conversation, which has seen neither). "Missing session ID" does not count: it says
 //     the header did not arrive, another fault.
 //   - jsonrpc_error_for_unknown_session: a 2xx carrying a JSON-RPC error
 //     with such a text, when the error is not tied to the request's id (id
