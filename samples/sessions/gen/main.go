@@ -332,18 +332,18 @@ func stuckClient() *wireLog {
 		status: 200, ctype: jsonCT, respBody: string(textResult(1, "3 open tickets"))})
 	// The server's idle reaper dropped the session; every later request
 	// on it gets 404 "Session not found".
-	l.add(txn{at: at("10:25:00", 0), end: at("10:25:00", 35), session: s1, body: call(2, "create_ticket", create),
+	l.add(txn{at: at("10:06:00", 0), end: at("10:06:00", 35), session: s1, body: call(2, "create_ticket", create),
 		status: 404, ctype: jsonCT, respBody: notFound})
-	l.add(txn{at: at("10:25:04", 0), end: at("10:25:04", 31), session: s1, body: call(3, "create_ticket", create),
+	l.add(txn{at: at("10:06:04", 0), end: at("10:06:04", 31), session: s1, body: call(3, "create_ticket", create),
 		status: 404, ctype: jsonCT, respBody: notFound})
-	l.add(txn{at: at("10:25:09", 0), end: at("10:25:09", 30), session: s1, body: call(4, "list_tickets", obj("status", "open")),
+	l.add(txn{at: at("10:06:09", 0), end: at("10:06:09", 30), session: s1, body: call(4, "list_tickets", obj("status", "open")),
 		status: 404, ctype: jsonCT, respBody: notFound})
 	// A person restarts the connector: a new session, the call again.
-	initialize(l, at("10:31:00", 0), s2, nil, "")
-	l.add(txn{at: at("10:31:02", 0), end: at("10:31:02", 410), session: s2, body: call(1, "create_ticket", create),
+	initialize(l, at("10:09:00", 0), s2, nil, "")
+	l.add(txn{at: at("10:09:02", 0), end: at("10:09:02", 410), session: s2, body: call(1, "create_ticket", create),
 		status: 200, ctype: jsonCT, respBody: string(textResult(1, "Created TCK-4412"))})
 	// A background poller kept the old session id.
-	l.add(txn{at: at("10:33:00", 0), end: at("10:33:00", 29), session: s1, body: call(5, "get_ticket", obj("id", "TCK-4412")),
+	l.add(txn{at: at("10:11:00", 0), end: at("10:11:00", 29), session: s1, body: call(5, "get_ticket", obj("id", "TCK-4412")),
 		status: 404, ctype: jsonCT, respBody: notFound})
 	return l
 }
@@ -376,35 +376,35 @@ func unknownSessionClient() *wireLog {
 	initialize(l, at("11:00:00", 0), "aff1e301", &notesSrv, notesURL)
 	l.add(txn{at: at("11:00:02", 0), end: at("11:00:02", 240), session: "aff1e301", server: &notesSrv, body: call(1, "search_notes", obj("q", "q4 roadmap")),
 		status: 200, ctype: jsonCT, respBody: string(textResult(1, "2 notes match"))})
-	l.add(txn{at: at("11:20:00", 0), end: at("11:20:00", 22), session: "aff1e301", server: &notesSrv, body: call(2, "search_notes", obj("q", "okr draft")),
+	l.add(txn{at: at("11:05:00", 0), end: at("11:05:00", 22), session: "aff1e301", server: &notesSrv, body: call(2, "search_notes", obj("q", "okr draft")),
 		status: 400, ctype: jsonCT, respBody: noValid})
-	l.add(txn{at: at("11:20:30", 0), end: at("11:20:30", 19), session: "aff1e301", server: &notesSrv,
+	l.add(txn{at: at("11:05:30", 0), end: at("11:05:30", 19), session: "aff1e301", server: &notesSrv,
 		body:   call(3, "append_note", obj("note", "okr-2027", "text", "- ship offline mode")),
 		status: 400, ctype: jsonCT, respBody: noValid})
 	// events-gateway: an MCP binding that answers 200 with a bare
 	// "Invalid Request" once its inactivity timeout dropped the session.
-	initialize(l, at("11:30:00", 0), "z111a401", &gatewaySrv, gatewayURL)
-	l.add(txn{at: at("11:30:01", 0), end: at("11:30:01", 95), session: "z111a401", server: &gatewaySrv, url: gatewayURL,
+	initialize(l, at("11:06:00", 0), "z111a401", &gatewaySrv, gatewayURL)
+	l.add(txn{at: at("11:06:01", 0), end: at("11:06:01", 95), session: "z111a401", server: &gatewaySrv, url: gatewayURL,
 		body:   call(1, "publish_event", obj("topic", "orders", "key", "A-1")),
 		status: 200, ctype: jsonCT, respBody: string(textResult(1, "published orders/A-1 at offset 8812"))})
-	l.add(txn{at: at("11:32:30", 0), end: at("11:32:30", 12), session: "z111a401", server: &gatewaySrv, url: gatewayURL,
+	l.add(txn{at: at("11:08:30", 0), end: at("11:08:30", 12), session: "z111a401", server: &gatewaySrv, url: gatewayURL,
 		body:   call(2, "publish_event", obj("topic", "orders", "key", "A-2")),
 		status: 200, ctype: jsonCT, respBody: string(nullIDError(-32600, "Invalid Request"))})
 	// crm-mcp: answers the request's own id with -32600.
-	l.add(txn{at: at("11:40:00", 0), end: at("11:40:00", 15), session: "9c0ffee1", server: &crmSrv, url: crmURL,
+	l.add(txn{at: at("11:09:00", 0), end: at("11:09:00", 15), session: "9c0ffee1", server: &crmSrv, url: crmURL,
 		body:   call(8, "find_contact", obj("name", "Ada Lovelace")),
 		status: 200, ctype: jsonCT, respBody: string(rpcError(8, -32600, "Invalid or expired session ID"))})
 	// files-mcp: the client came back with a session id it had saved
 	// before a restart; the log never saw that session start.
-	l.add(txn{at: at("11:50:00", 0), end: at("11:50:00", 9), session: "0ld5e551", server: &filesSrv, url: filesURL,
+	l.add(txn{at: at("11:10:00", 0), end: at("11:10:00", 9), session: "0ld5e551", server: &filesSrv, url: filesURL,
 		body:   call(1, "read_file", obj("path", "/srv/reports/2026-q3.txt")),
 		status: 400, ctype: "text/plain; charset=utf-8", respBody: "Bad Request"})
 	// browser-mcp: two answers that are not about the MCP session.
-	initialize(l, at("11:55:00", 0), "b0a7c0de", &browserSrv, browserURL)
-	l.add(txn{at: at("11:55:05", 0), end: at("11:55:05", 310), session: "b0a7c0de", server: &browserSrv, url: browserURL,
+	initialize(l, at("11:11:00", 0), "b0a7c0de", &browserSrv, browserURL)
+	l.add(txn{at: at("11:11:05", 0), end: at("11:11:05", 310), session: "b0a7c0de", server: &browserSrv, url: browserURL,
 		body:   call(1, "click", obj("selector", "#checkout")),
 		status: 200, ctype: jsonCT, respBody: string(rpcError(1, -32603, "Browser session not found: tab 3 was closed"))})
-	l.add(txn{at: at("11:55:10", 0), end: at("11:55:10", 8), session: "b0a7c0de", server: &browserSrv, url: browserURL,
+	l.add(txn{at: at("11:11:10", 0), end: at("11:11:10", 8), session: "b0a7c0de", server: &browserSrv, url: browserURL,
 		body:   call(2, "open_page", obj("url", "https://shop.example.com/cart")),
 		status: 400, ctype: jsonCT, respBody: string(nullIDError(-32000, "Bad Request: Unsupported protocol version: 2025-06-18"))})
 	return l
@@ -414,9 +414,9 @@ func unknownSessionClient() *wireLog {
 func unknownSessionServer() *wireLog {
 	l := &wireLog{name: "unknown-session-server.ndjson", side: schema.SideServer, server: notesSrv, url: notesURL, version: "2025-06-18"}
 	noValid := string(nullIDError(-32000, "Bad Request: No valid session ID or not an initialize request"))
-	l.add(txn{at: at("11:20:00", 14), end: at("11:20:00", 16), session: "aff1e301", body: call(2, "search_notes", obj("q", "okr draft")),
+	l.add(txn{at: at("11:05:00", 14), end: at("11:05:00", 16), session: "aff1e301", body: call(2, "search_notes", obj("q", "okr draft")),
 		status: 400, ctype: jsonCT, respBody: noValid})
-	l.add(txn{at: at("11:20:30", 13), end: at("11:20:30", 14), session: "aff1e301",
+	l.add(txn{at: at("11:05:30", 13), end: at("11:05:30", 14), session: "aff1e301",
 		body:   call(3, "append_note", obj("note", "okr-2027", "text", "- ship offline mode")),
 		status: 400, ctype: jsonCT, respBody: noValid})
 	return l
@@ -439,34 +439,34 @@ func resumeClient() *wireLog {
 	// B: typescript-sdk #2499. The first reconnect resumes with the id
 	// it saw; that stream is cut before any event, and the second
 	// reconnect forgets the id.
-	l.add(txn{at: at("12:10:00", 0), end: at("12:10:15", 0), session: "r35e00b2", body: callP(1, "build_report", obj("quarter", "Q4")),
+	l.add(txn{at: at("12:02:00", 0), end: at("12:02:15", 0), session: "r35e00b2", body: callP(1, "build_report", obj("quarter", "Q4")),
 		status: 200, ctype: sseCT, streamEnd: schema.StreamReset,
 		respBody: stream(event{id: "b-0", retry: 1000}, event{id: "b-1", data: progress(1, 20)})})
-	l.add(txn{at: at("12:10:16", 0), end: at("12:10:46", 0), session: "r35e00b2", method: "GET", lastEvent: "b-1",
+	l.add(txn{at: at("12:02:16", 0), end: at("12:02:46", 0), session: "r35e00b2", method: "GET", lastEvent: "b-1",
 		status: 200, ctype: sseCT, streamEnd: schema.StreamReset, respBody: ""})
-	l.add(txn{at: at("12:10:47", 500), end: at("12:11:47", 500), session: "r35e00b2", method: "GET",
+	l.add(txn{at: at("12:02:47", 500), end: at("12:03:47", 500), session: "r35e00b2", method: "GET",
 		status: 200, ctype: sseCT, streamEnd: schema.StreamTimeout, respBody: ping})
 	// C: the server keeps no events: both resumed streams end at once,
 	// empty.
-	l.add(txn{at: at("12:20:00", 0), end: at("12:20:08", 0), session: "r35e00c3", body: callP(1, "export_csv", obj("table", "invoices")),
+	l.add(txn{at: at("12:04:00", 0), end: at("12:04:08", 0), session: "r35e00c3", body: callP(1, "export_csv", obj("table", "invoices")),
 		status: 200, ctype: sseCT, streamEnd: schema.StreamReset,
 		respBody: stream(event{id: "c-0", retry: 1000}, event{id: "c-1", data: progress(1, 55)})})
-	l.add(txn{at: at("12:20:09", 0), end: at("12:20:09", 200), session: "r35e00c3", method: "GET", lastEvent: "c-1",
+	l.add(txn{at: at("12:04:09", 0), end: at("12:04:09", 200), session: "r35e00c3", method: "GET", lastEvent: "c-1",
 		status: 200, ctype: sseCT, streamEnd: schema.StreamComplete, respBody: ""})
-	l.add(txn{at: at("12:20:11", 0), end: at("12:20:11", 150), session: "r35e00c3", method: "GET", lastEvent: "c-1",
+	l.add(txn{at: at("12:04:11", 0), end: at("12:04:11", 150), session: "r35e00c3", method: "GET", lastEvent: "c-1",
 		status: 200, ctype: sseCT, streamEnd: schema.StreamComplete, respBody: ""})
 	// D: resumed and replayed.
-	l.add(txn{at: at("12:30:00", 0), end: at("12:30:05", 0), session: "r35e00d4", body: callP(1, "export_csv", obj("table", "payments")),
+	l.add(txn{at: at("12:06:00", 0), end: at("12:06:05", 0), session: "r35e00d4", body: callP(1, "export_csv", obj("table", "payments")),
 		status: 200, ctype: sseCT, streamEnd: schema.StreamReset,
 		respBody: stream(event{id: "d-0", retry: 1000}, event{id: "d-1", data: progress(1, 70)})})
-	l.add(txn{at: at("12:30:06", 0), end: at("12:30:09", 0), session: "r35e00d4", method: "GET", lastEvent: "d-1",
+	l.add(txn{at: at("12:06:06", 0), end: at("12:06:09", 0), session: "r35e00d4", method: "GET", lastEvent: "d-1",
 		status: 200, ctype: sseCT, streamEnd: schema.StreamComplete,
 		respBody: stream(event{id: "d-2", data: textResult(1, "payments.csv: 18,204 rows")})})
 	// E: a stream without event ids cannot be resumed: the GET that
 	// follows is no failed resumption.
-	l.add(txn{at: at("12:40:00", 0), end: at("12:40:04", 0), session: "r35e00e5", body: callP(1, "build_report", obj("quarter", "Q1")),
+	l.add(txn{at: at("12:08:00", 0), end: at("12:08:04", 0), session: "r35e00e5", body: callP(1, "build_report", obj("quarter", "Q1")),
 		status: 200, ctype: sseCT, streamEnd: schema.StreamReset, respBody: stream(event{data: progress(1, 10)})})
-	l.add(txn{at: at("12:40:05", 0), end: at("12:41:05", 0), session: "r35e00e5", method: "GET",
+	l.add(txn{at: at("12:08:05", 0), end: at("12:09:05", 0), session: "r35e00e5", method: "GET",
 		status: 200, ctype: sseCT, streamEnd: schema.StreamTimeout, respBody: ping})
 	return l
 }
@@ -539,14 +539,14 @@ func sideEffectsClient() *wireLog {
 	l.add(txn{at: at("13:08:08", 0), end: at("13:08:08", 40), session: s2, body: request(1, "tools/list", obj()), status: 200, ctype: jsonCT, respBody: string(toolsList(1))})
 	l.add(txn{at: at("13:08:09", 0), end: at("13:08:09", 700), session: s2, body: call(2, "charge_card", c120), status: 200, ctype: jsonCT, respBody: ok(2, "Charged 120 EUR (ch_1007)")})
 	// Through a proxy, logged on both sides (side-effects-server.ndjson).
-	initialize(l, at("13:20:00", 0), s3, nil, "")
-	l.add(txn{at: at("13:20:01", 0), end: at("13:20:01", 40), session: s3, body: request(1, "tools/list", obj()), status: 200, ctype: jsonCT, respBody: string(toolsList(1))})
+	initialize(l, at("13:10:00", 0), s3, nil, "")
+	l.add(txn{at: at("13:10:01", 0), end: at("13:10:01", 40), session: s3, body: request(1, "tools/list", obj()), status: 200, ctype: jsonCT, respBody: string(toolsList(1))})
 	c35 := obj("card", "tok_visa_1881", "amount_eur", 35)
-	l.add(txn{at: at("13:20:05", 0), end: at("13:20:05", 40), session: s3, body: call(2, "charge_card", c35), status: 503, ctype: "text/plain",
+	l.add(txn{at: at("13:10:05", 0), end: at("13:10:05", 40), session: s3, body: call(2, "charge_card", c35), status: 503, ctype: "text/plain",
 		respBody: "upstream connect error or disconnect/reset before headers. reset reason: connection failure"})
-	l.add(txn{at: at("13:20:05", 300), end: at("13:20:05", 900), session: s3, body: call(2, "charge_card", c35), status: 200, ctype: jsonCT, respBody: ok(2, "Charged 35 EUR (ch_2001)")})
+	l.add(txn{at: at("13:10:05", 300), end: at("13:10:05", 900), session: s3, body: call(2, "charge_card", c35), status: 200, ctype: jsonCT, respBody: ok(2, "Charged 35 EUR (ch_2001)")})
 	c60 := obj("card", "tok_visa_1881", "amount_eur", 60)
-	l.add(txn{at: at("13:20:10", 0), end: at("13:20:12", 400), session: s3, body: call(3, "charge_card", c60), status: 200, ctype: jsonCT, respBody: ok(3, "Charged 60 EUR (ch_2003)")})
+	l.add(txn{at: at("13:10:10", 0), end: at("13:10:12", 400), session: s3, body: call(3, "charge_card", c60), status: 200, ctype: jsonCT, respBody: ok(3, "Charged 60 EUR (ch_2003)")})
 	return l
 }
 
@@ -557,16 +557,16 @@ func sideEffectsServer() *wireLog {
 	l.client = schema.Implementation{Name: "billing-agent", Version: "2.0.0"}
 	const s3 = "pay5e553"
 	skew := ms(120)
-	initialize(l, at("13:20:00", 0).Add(skew), s3, nil, "")
-	l.add(txn{at: at("13:20:01", 10).Add(skew), end: at("13:20:01", 12).Add(skew), session: s3, body: request(1, "tools/list", obj()), status: 200, ctype: jsonCT, respBody: string(toolsList(1))})
+	initialize(l, at("13:10:00", 0).Add(skew), s3, nil, "")
+	l.add(txn{at: at("13:10:01", 10).Add(skew), end: at("13:10:01", 12).Add(skew), session: s3, body: request(1, "tools/list", obj()), status: 200, ctype: jsonCT, respBody: string(toolsList(1))})
 	c35 := obj("card", "tok_visa_1881", "amount_eur", 35)
-	l.add(txn{at: at("13:20:05", 320).Add(skew), end: at("13:20:05", 880).Add(skew), session: s3, body: call(2, "charge_card", c35), status: 200, ctype: jsonCT,
+	l.add(txn{at: at("13:10:05", 320).Add(skew), end: at("13:10:05", 880).Add(skew), session: s3, body: call(2, "charge_card", c35), status: 200, ctype: jsonCT,
 		respBody: string(textResult(2, "Charged 35 EUR (ch_2001)"))})
 	// The proxy's upstream connection broke while the charge ran; the
 	// proxy sent the request again.
 	c60 := obj("card", "tok_visa_1881", "amount_eur", 60)
-	l.add(txn{at: at("13:20:10", 20).Add(skew), end: at("13:20:11", 0).Add(skew), session: s3, body: call(3, "charge_card", c60), fail: schema.FailureReset})
-	l.add(txn{at: at("13:20:11", 200).Add(skew), end: at("13:20:12", 380).Add(skew), session: s3, body: call(3, "charge_card", c60), status: 200, ctype: jsonCT,
+	l.add(txn{at: at("13:10:10", 20).Add(skew), end: at("13:10:11", 0).Add(skew), session: s3, body: call(3, "charge_card", c60), fail: schema.FailureReset})
+	l.add(txn{at: at("13:10:11", 200).Add(skew), end: at("13:10:12", 380).Add(skew), session: s3, body: call(3, "charge_card", c60), status: 200, ctype: jsonCT,
 		respBody: string(textResult(3, "Charged 60 EUR (ch_2003)"))})
 	return l
 }
