@@ -172,6 +172,7 @@ type conversation struct {
 	session  string               // its MCP session id, when it is keyed by one
 	calls    map[uint64]*exchange // the latest client request per call hash
 	tools    map[string]toolHints // annotations learned from tools/list
+	diag     convDiag             // what the diagnosis columns need (diagnose.go)
 	held     []*chain             // open MRTR chains, in order
 	open     int                  // how many of openList are not final
 	first    int64                // Seq of its first observation: its id in order keys and link events
@@ -220,6 +221,7 @@ type exchange struct {
 	reported   *schema.Reported
 	truncated  bool
 	noEnd      bool // the log gives no end time: no latency
+	diag       exDiag
 
 	// Kept after the exchange is judged, for the exchanges that follow.
 	cv           *conversation
@@ -470,9 +472,13 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			c.tellConv(cv)
 		}
 		c.tellState(ex)
+		c.noteAttempt(cv, ex, o)
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
 			c.finish(cv, ex)
 		}
+	}
+	if onStream {
+		c.noteGet(cv, o) // a reconnect after a cut stream, before its responses pair
 	}
 	// Messages of a response stream that are not the POST's own response:
 	// server requests, notifications, and responses delivered on a GET stream.
@@ -934,12 +940,13 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		cv.expired = true
 		c.tellConv(cv)
 	}
+	c.diagnose(cv, ex, &v, version)
 	ex.endedAt = r.EndedAt
 	c.tellState(ex)
 	if r.SessionExpired && ex.chain == nil {
 		// Held by the Linker until the log shows whether the client
 		// re-initialized.
-		c.emitRow(cv, *r, ex.ref, true)
+		c.emitRowOf(cv, ex, *r, true)
 		ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
 		c.prune(cv)
 		return

@@ -97,6 +97,9 @@
 // after sending, a cut stream, no response) is flagged retry_unsafe. A
 // Retry-After on the earlier attempt gives retry_after_s, and
 // retry_after_respected says whether the repeat waited that long.
+// retry_unsafe is about the decision to repeat (judged when the repeat is
+// sent); duplicate_side_effect (below) is about what happened: the tool
+// ran twice, or may have.
 //
 // # Sessions and cancellation
 //
@@ -109,6 +112,112 @@
 // arrives after the cancel keeps CANCELLED and sets late_response. In
 // 2026-07-28 closing the response stream is the cancellation, and the call
 // re-issued under a new id is an application retry of it.
+//
+// # Stuck sessions, broken resumption and side effects done twice
+//
+// session_stuck (with session_stuck_reason) marks a client request on an
+// MCP session (before 2026-07-28, which has no sessions; initialize
+// excepted) that cannot succeed because the session is gone:
+//
+//   - no_reinitialize: sent on the session at or after the end of a 404 on
+//     it (the first 404 itself is the server doing it right: it is
+//     session_expired, not stuck), with no initialize by the client in
+//     between. The client should have sent a new initialize instead.
+//   - dead_session_reused: the same, but the client's log shows an
+//     initialize after the 404 and before this request: something in the
+//     client kept the old session id.
+//   - A request on the session that gets a JSON-RPC answer of its own
+//     (its POST answered 2xx with a result or error carrying its id, not a
+//     session error) is not stuck, and the session counts as alive again
+//     (a load balancer that sent one request to a replica that did not
+//     know the session). Dead and alive follow the order the requests
+//     were sent, whenever their rows are judged.
+//   - status_<code>_for_unknown_session: the server answered with a non-2xx
+//     status other than 404 (the specification's signal, on which clients
+//     re-initialize) whose text says the session is unknown, invalid,
+//     expired or not found: the JSON-RPC error message of the body, or a
+//     plain-text body. The texts are the real SDKs' and servers': TS1
+//     "Session not found" (-32001), PY1 "Invalid or expired session ID",
+//     the TypeScript example servers' "Bad Request: No valid session ID
+//     provided" (400, -32000, id null; affine-mcp-server), "No active
+//     session", "Unknown Mcp-Session-Id", TS1's "Server not initialized"
+//     after a restart. A bare 400 ("Bad Request" or no text) also counts
+//     when its conversation shows neither the session's initialize nor an
+//     answer of its own to any request: a client that came back with a
+//     session id saved before a restart (a session idle longer than
+//     IdleTimeout starts a new conversation, which has seen neither). "Missing session ID" does not count: it says
+//     the header did not arrive, another fault.
+//   - jsonrpc_error_for_unknown_session: a 2xx carrying a JSON-RPC error
+//     with such a text, when the error is not tied to the request's id (id
+//     null or another: a transport-level rejection), or its code is -32600
+//     or -32001, or the text names the MCP session ("session id",
+//     "Mcp-Session-Id"); a tool's own "Browser session not found" with the
+//     request's id and -32603 is not one. Also a 2xx -32600 "Invalid
+//     Request" without words, not tied to the request's id (the zilla MCP
+//     binding after its inactivity timeout): a well-formed request is no
+//     invalid request, so what the server rejected is outside the body,
+//     the session.
+//
+// A 401 for an unknown session (mcp-proxy with authentication) cannot be
+// told from a real authentication failure, and is not flagged. The stuck
+// reason that depends on another conversation (dead_session_reused) is
+// judged by the Linker, on client logs only: a server's log interleaves
+// clients.
+//
+// resume_problem marks a client request whose response stream (Streamable
+// HTTP before 2026-07-28) was cut (stream_end reset or timeout) after the
+// stream gave at least one SSE event id, while the request was still
+// unanswered; the client should then reconnect with a GET carrying
+// Last-Event-ID. The first GET on the conversation that starts after the
+// cut is its reconnect:
+//
+//   - no_last_event_id: that GET carries no Last-Event-ID (the server
+//     cannot know what to replay; typescript-sdk #2499 loses the id on the
+//     second reconnect when the first resumed stream is cut before any
+//     event). It stays set whatever comes later.
+//   - not_replayed: the GET names an event id of the request's streams, and
+//     the resumed stream ends (any way, any status) without the response,
+//     and no later resumed stream brings it. A resumed stream that ends
+//     without it leaves the request waiting for the next reconnect, whose
+//     Last-Event-ID may be any event id its streams gave.
+//   - A GET naming another stream's event is that stream's resumption, not
+//     this one's. A new POST of the same id supersedes the reconnect. A
+//     stream that gave no event id cannot be resumed: nothing is flagged.
+//
+// The verdict stays what the evidence supports: STREAM_INCOMPLETE when the
+// response never came, the response's verdict when it did. A standalone
+// GET stream that a client opens again after a cut, before its real
+// resumption, is taken for the reconnect.
+//
+// duplicate_side_effect marks a tools/call of a tool that is neither
+// read-only nor idempotent (tools/list annotations as for retry_unsafe,
+// the specification's defaults when a hint is absent or the tool was never
+// listed) that ran, or may have run, more than once for one logical call.
+// An attempt may have run unless its evidence says it did not: a refused
+// connection, a 1xx, 3xx or 4xx status (429, 401, 403, 400, 404: the tool
+// never ran), or a JSON-RPC answer refusing it (-32700, -32600, -32601,
+// -32602, -32002, -32020, -32021, -32022, -32042, an error not tied to the
+// request's id, an unknown-session answer). A 2xx, a 5xx (the server may
+// have failed part way), a lost connection, a timeout, a cut stream, a
+// tool error (isError: the tool ran) and a request still in flight may
+// have run. The flag is set:
+//
+//   - on the one row when two of its attempts (post_count 2 or more: the
+//     same id POSTed again by an SDK or a proxy) may have run; on a
+//     server's log that is the same request received twice in one session;
+//   - on the later row of a retry (retry_of, in the conversation or in the
+//     client's next session, through the Linker) or a duplicate dispatch
+//     (duplicate_of) when the earlier request and the later one both may
+//     have run.
+//
+// So a 429 or a 401 and then a retry is not a side effect done twice (the
+// first did not run), nor is a repeat after a success (a new call). A
+// tool error and a repeat is (it ran twice), while retry_unsafe is not set
+// there (the outcome was certain). When client and server rows are merged,
+// the server's own log saying it ran twice stands; a client's judgement
+// from its own POSTs of one request gives way to the server's count when
+// the server saw only one of them (a proxy answered the other); a
+// judgement across two exchanges stays the client's.
 //
 // # Client and server views
 //
@@ -151,9 +260,11 @@
 // re-initialized, holding the rows of expired sessions until then) is done
 // by one Linker, over compact events the correlators emit beside the rows
 // (Item): a client request started (ids, call hash, session, client name,
-// time), its retry state changed (failed so far, uncertain, Retry-After),
-// its conversation expired or named its client, a client sent initialize,
-// a conversation closed. The Linker replays them in order, so it sees
+// time), its retry state changed (failed so far, uncertain, ran or may
+// have run, Retry-After), its conversation expired or named its client, a
+// client sent initialize, a conversation closed; a row carries how many of
+// its attempts may have run and, when it was sent on a session after its
+// 404, when the 404 came. The Linker replays them in order, so it sees
 // exactly what one correlator per log saw at each point.
 //
 // The wiring (drive_test.go is the reference; every arrow in input order):

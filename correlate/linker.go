@@ -22,6 +22,12 @@ type Item struct {
 	row  *schema.Exchange
 	ev   *linkEvent
 	end  *ConvEnd
+	// A row's: how many of its attempts ran or may have run on the server
+	// (a repeat in the next session is a side effect done twice only if
+	// it ran), and, when it was sent on a session after that session's
+	// 404, when the 404 came (did the client initialize since?).
+	ran        int32
+	stuckSince time.Time
 }
 
 // ConvEnd reports a closed conversation: its key (ConversationKey), the Seq
@@ -62,13 +68,14 @@ type exRef struct {
 // repeats: whether it failed so far, and its Retry-After.
 type exState struct {
 	final, failed, uncertain bool
+	ran                      bool // it ran, or may have run, on the server
 	retryAfterS              float64
 	lastEnd                  time.Time
 }
 
 func (ex *exchange) state() exState {
 	failed, uncertain := ex.failedSoFar()
-	return exState{final: ex.final, failed: failed, uncertain: uncertain, retryAfterS: ex.retryAfterS, lastEnd: ex.lastEnd}
+	return exState{final: ex.final, failed: failed, uncertain: uncertain, ran: ex.ranSoFar(), retryAfterS: ex.retryAfterS, lastEnd: ex.lastEnd}
 }
 
 // linkEvent is the payload of the events.
@@ -99,6 +106,19 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: &row, hold: hold}
 	if hold {
+		it.ev = &linkEvent{log: cv.lin}
+	}
+	c.emit(it)
+}
+
+// emitRowOf emits the row of a judged exchange with what the Linker needs
+// of it beyond the row (diagnose.go).
+func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchange, hold bool) {
+	if cv.cut {
+		row.HoldCut = true
+	}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.diag.ran, stuckSince: ex.diag.stuckSince}
+	if hold || !ex.diag.stuckSince.IsZero() {
 		it.ev = &linkEvent{log: cv.lin}
 	}
 	c.emit(it)
@@ -188,8 +208,13 @@ type Linker struct {
 type linkLog struct {
 	recent   map[uint64]*linkEx
 	order    []uint64
-	lastInit map[string]time.Time // the latest initialize request in the log, per client name
+	lastInit map[string]time.Time   // the latest initialize request in the log, per client name
+	inits    map[string][]time.Time // the latest initHistory initialize requests, per client name
 }
+
+// initHistory is how many initialize requests per client of a log the
+// Linker keeps for telling whether a client initialized between two times.
+const initHistory = 8
 
 type linkConv struct {
 	id        int64
@@ -214,6 +239,7 @@ type heldRow struct {
 type decision struct {
 	origin, retryOf, basis string
 	unsafe                 bool
+	dup                    bool // the repeated request ran or may have: a side effect done twice if this one runs too
 	retryAfterS            float64
 	prevEnd, at            time.Time
 }
@@ -259,12 +285,20 @@ func (l *Linker) Add(it Item) {
 			lg.lastInit = map[string]time.Time{}
 		}
 		lg.lastInit[it.ev.client] = it.ev.time
+		lg.noteInit(it.ev.client, it.ev.time)
 		l.releaseExpired(it.Key, it.ev.log, it.ev.client)
 	case itemRow:
 		r := it.row
 		if d := l.decided[it.ref]; d != nil {
 			delete(l.decided, it.ref)
 			d.apply(r)
+			if d.dup && it.ran > 0 {
+				r.DuplicateSideEffect = true
+			}
+		}
+		if !it.stuckSince.IsZero() && r.Sides == string(schema.SideClient) &&
+			l.log(it.ev.log).initBetween(clientOf(r), it.stuckSince, r.StartedAt) {
+			r.SessionStuckReason = schema.Str(StuckDeadSessionReused)
 		}
 		row := Row{Key: it.Key, Conv: it.conv, Exchange: r}
 		if it.hold {
@@ -318,7 +352,7 @@ func (l *Linker) attach(it *Item) {
 	}
 	open := !st.final && !st.failed
 	d := &decision{origin: schema.TriggerApplication, retryOf: prev.exID, basis: "same_call_next_session",
-		unsafe: (st.uncertain || open) && ev.unsafeTool, retryAfterS: st.retryAfterS, prevEnd: st.lastEnd, at: ev.time}
+		unsafe: (st.uncertain || open) && ev.unsafeTool, dup: st.ran && ev.unsafeTool, retryAfterS: st.retryAfterS, prevEnd: st.lastEnd, at: ev.time}
 	if ev.manual {
 		d.origin = schema.TriggerManual
 	}
@@ -368,6 +402,34 @@ func (lg *linkLog) initAfter(client string, t time.Time) bool {
 	for who, at := range lg.lastInit {
 		if (client == "" || who == "" || who == client) && at.After(t) {
 			return true
+		}
+	}
+	return false
+}
+
+// noteInit records an initialize of a client in the log's history.
+func (lg *linkLog) noteInit(client string, at time.Time) {
+	if lg.inits == nil {
+		lg.inits = map[string][]time.Time{}
+	}
+	h := lg.inits[client]
+	if len(h) == initHistory {
+		h = append(h[:0], h[1:]...)
+	}
+	lg.inits[client] = append(h, at)
+}
+
+// initBetween says whether the client (any client, when unknown) sent an
+// initialize after from and before to.
+func (lg *linkLog) initBetween(client string, from, to time.Time) bool {
+	for who, h := range lg.inits {
+		if client != "" && who != "" && who != client {
+			continue
+		}
+		for _, at := range h {
+			if at.After(from) && at.Before(to) {
+				return true
+			}
 		}
 	}
 	return false

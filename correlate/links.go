@@ -153,6 +153,9 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		}
 	}
 	if r.RetryOrigin != "none" {
+		if r.RetryOf != nil && *r.RetryOf == prev.exID {
+			ex.noteRepeat(prev) // the same id sent again after it failed, or by the application
+		}
 		return // already a repeat of the same id
 	}
 	if o.Time.Sub(prev.startedAt) > RetryWindow {
@@ -162,6 +165,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	stillOpen := !prev.final || prev.endedAt.After(o.Time)
 	if !failed && stillOpen && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
 		r.DuplicateOf = schema.Str(prev.exID)
+		ex.noteRepeat(prev)
 		return
 	}
 	if !failed && prev.final {
@@ -173,6 +177,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		r.RetryOrigin = schema.TriggerManual
 	}
 	r.RetryOf = schema.Str(prev.exID)
+	ex.noteRepeat(prev)
 	r.RetryBasis = schema.Str(basis)
 	if open {
 		r.RetryBasis = schema.Str("same_call_while_open")
@@ -202,7 +207,7 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 		return
 	}
 	if ex.chain == nil {
-		c.emitRow(cv, row, ex.ref, false)
+		c.emitRowOf(cv, ex, row, false)
 		return
 	}
 	ch := ex.chain

@@ -129,6 +129,7 @@ func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 		m.ErrorKind, m.RPCStatusCode, m.ServerError = s.ErrorKind, s.RPCStatusCode, s.ServerError
 	}
 	m.FailedHop = mergedHop(&c, &s)
+	m.DuplicateSideEffect = mergedDuplicate(&c, &s)
 	return m
 }
 

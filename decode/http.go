@@ -94,6 +94,7 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 					ev.SSEEvents++
 					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)
 				}
+				ev.StreamLastEventID = StreamLastEventID(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete)
 			} else {
 				obs.Messages = AppendMessages(obs.Messages, []byte(body), schema.InResponseBody, 0)
 			}

@@ -181,6 +181,9 @@ type HTTPEvidence struct {
 	FailureMessage string
 	RetryAfter     string // the response's Retry-After header
 	RespSessionID  string // Mcp-Session-Id set by the response
+	// StreamLastEventID is the last SSE event id the response stream gave
+	// the client (what it resumes from with Last-Event-ID); "" when none.
+	StreamLastEventID string
 }
 
 // EndOrStart returns EndTime, or Time when the end is unknown.
