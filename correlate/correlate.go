@@ -79,6 +79,7 @@ type Correlator struct {
 	Stats    Stats
 	tally    *parkTally // of the observation being added
 	flushing bool
+	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
 
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
@@ -178,6 +179,11 @@ type conversation struct {
 	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
 	started  time.Time            // its first activity, in event time
 	cut      bool                 // closed by MaxHold while still active: its rows say so
+	// cancelAt holds when each cancel counted in cancels was sent, oldest
+	// first; settling, the answered exchanges held for a cancel sent
+	// before their response (cancel.go).
+	cancelAt map[dirKey][]time.Time
+	settling []*exchange
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -235,6 +241,10 @@ type exchange struct {
 	round        int32     // MRTR round, 1-based; 0 outside a chain
 	chain        *chain    // MRTR chain it belongs to, while the chain is open
 	lateResponse bool
+	cancelAt     time.Time // when the cancel that marked it was sent (zero: not known)
+	held         bool      // answered, held until the log passes respAt (cancel.go)
+	respAt       time.Time // when its response arrived, while held
+	heldLog      logKey    // the log of the record that carried its response, while held
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -315,6 +325,8 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		c.close(old)
 	}
 	cv := c.conv(o)
+	stampSent(o)
+	c.release(cv, o)
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
@@ -468,7 +480,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		}
 		c.tellState(ex)
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
-			c.finish(cv, ex)
+			c.answered(cv, ex, o, ownResponse(ex, &at), false)
 		}
 	}
 	// Messages of a response stream that are not the POST's own response:
@@ -718,6 +730,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
 		ex.cancelled = true // the cancel was logged before the request
 		cv.cancels[dk]--
+		ex.cancelAt = cv.takeCancelAt(dk)
 	}
 	// A response that arrived before its request.
 	if pend := cv.pending[k]; len(pend) > 0 {
@@ -780,14 +793,13 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 			continue
 		}
 		seen = true
-		if ex.final {
+		if ex.final || ex.held {
 			continue
 		}
 		mm := *m
 		ex.response = &mm
 		ex.row.EndedAt = o.EndOrStart()
-		ex.lateResponse = ex.cancelled
-		c.finish(cv, ex)
+		c.answered(cv, ex, o, &mm, true)
 		return paired
 	}
 	if seen || !m.ID.Valid() {
@@ -836,12 +848,13 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer {
 			if !list[i].final {
-				list[i].cancelled = true
+				c.cancel(cv, list[i], m.At)
 			}
 			return
 		}
 	}
 	cv.cancels[dirKey{keyOf(id), fromServer}]++ // its request may be logged later
+	cv.noteCancelAt(dirKey{keyOf(id), fromServer}, m.At)
 }
 
 // finish judges an exchange and emits it.
@@ -1029,9 +1042,13 @@ func (c *Correlator) advance(m *Mark, final bool) {
 		}
 	}
 	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
-	for _, cv := range closing {
-		c.key = Key{Seq: m.Seq, Conv: cv.first}
-		c.close(cv)
+	for _, st := range c.heldDue(m, closing) { // closing, and the conversations that release held exchanges, by first Seq
+		c.key = Key{Seq: m.Seq, Conv: st.cv.first}
+		if st.close {
+			c.close(st.cv)
+		} else {
+			c.releaseHeld(st.cv)
+		}
 	}
 }
 
@@ -1190,7 +1207,7 @@ func (c *Correlator) idle(cv *conversation) bool {
 // without it.
 func (cv *conversation) waitsOnStream() bool {
 	for _, ex := range cv.openList {
-		if ex.final {
+		if ex.final || ex.held {
 			continue
 		}
 		if n := len(ex.attempts); n > 0 {
