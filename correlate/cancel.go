@@ -16,9 +16,10 @@ import (
 // while a HAR sorted by start time lists the stream first.
 //
 // An exchange answered on its own POST's event stream (the case of a client
-// that cancels and keeps the stream open), not yet cancelled, whose request
-// could still be cancelled by notification (a client request other than
-// initialize, before 2026-07-28), is held open: a cancel sent before the
+// that cancels and keeps the stream open) a second or more after its
+// request (minHeldAnswer), not yet cancelled, whose request could still be
+// cancelled by notification (a client request other than initialize,
+// before 2026-07-28), is held open: a cancel sent before the
 // response may still be read. It is settled by a cancel for it, by the
 // first record of its log that started after the response arrived (in a
 // log ordered by start or by end time, nothing sent before that instant can
@@ -27,6 +28,12 @@ import (
 // newest record start), or when its conversation ends. Stdio frames are
 // logged in the order they pass, and a JSON body is not held (a cancel
 // logged after it is not seen as before it); neither is ever held.
+
+// minHeldAnswer is how long after its request an answer must come to be
+// held for a cancel: a cancel takes a person or a timeout, which take
+// seconds, and holding every answer would delay every row of a quiet log
+// until its next record.
+const minHeldAnswer = time.Second
 
 // stampSent dates the messages an observation sent (request bodies, stdio
 // frames, records) that the decoder left undated: at the observation's
@@ -80,7 +87,7 @@ func (c *Correlator) answered(cv *conversation, ex *exchange, o *schema.Observat
 			// cancel of a finished request, it does not count.
 			ex.cancelled, ex.cancelAt = false, time.Time{}
 		}
-	case resp != nil && resp.Where == schema.InPostStream && !at.IsZero() && cv.cancellable(ex):
+	case resp != nil && resp.Where == schema.InPostStream && !at.IsZero() && at.Sub(o.Time) >= minHeldAnswer && cv.cancellable(ex):
 		ex.held, ex.respAt, ex.heldLog = true, at, logOf(o)
 		cv.settling = append(cv.settling, ex)
 		if c.holding == nil {
@@ -251,6 +258,16 @@ func (k *Clock) observeStart(lk logKey, t time.Time) {
 	}
 	if prev, ok := k.starts[lk]; !ok || t.After(prev) {
 		k.starts[lk] = t
+		k.startsMoved[lk] = true
+	}
+}
+
+// passStart moves a quiet log's newest start by d, as Pass moves its
+// time: an answer held for a cancel is written once its stream has been
+// quiet past it.
+func (k *Clock) passStart(lk logKey, d time.Duration) {
+	if t, ok := k.starts[lk]; ok {
+		k.starts[lk] = t.Add(d)
 		k.startsMoved[lk] = true
 	}
 }

@@ -144,10 +144,11 @@ func TestClientCloseAndCancel(t *testing.T) {
 	}
 }
 
-// TestHeldAnswerIsReleasedByTheLog: an answer on a POST's stream waits for
-// a cancel only until its log shows a record that started after the answer
-// came, in its own conversation or in another; a JSON body and 2026-07-28
-// traffic (no cancel notification over HTTP) do not wait.
+// TestHeldAnswerIsReleasedByTheLog: an answer on a POST's stream, a second
+// or more after its request, waits for a cancel only until its log shows a
+// record that started after the answer came, in its own conversation or in
+// another; a quicker answer, a JSON body and 2026-07-28 traffic (no cancel
+// notification over HTTP) do not wait.
 func TestHeldAnswerIsReleasedByTheLog(t *testing.T) {
 	rows := func(l *timedLog) []int {
 		var out []*schema.Exchange
@@ -211,6 +212,24 @@ func TestHeldAnswerIsReleasedByTheLog(t *testing.T) {
 		&schema.WireResponse{Status: 200, ContentType: "text/event-stream", Body: &body, StreamEnd: schema.StreamComplete})
 	if n := rows(l); !same(n, 1, 1) {
 		t.Errorf("initialize: rows %v, want [1 1]", n)
+	}
+	// An answer that came within a second of its request is written at
+	// once: a cancel logged after its record is not seen as before it
+	// (a cancel logged before it still is).
+	l = newTimedLog(t)
+	l.stream(400, ok(1), schema.StreamComplete, 100, 350)
+	l.cancel(200)
+	if n := rows(l); !same(n, 1, 1, 1) {
+		t.Errorf("quick answer: rows %v, want [1 1 1]", n)
+	}
+	if got, _ := run(&logb{t: t, obs: l.obs}); len(got) != 1 || got[0].Outcome != "TOOL_SUCCESS" || got[0].Cancelled {
+		t.Errorf("quick answer, cancel logged after: %+v", got)
+	}
+	l = newTimedLog(t)
+	l.cancel(200)
+	l.stream(400, ok(1), schema.StreamComplete, 100, 350)
+	if got, _ := run(&logb{t: t, obs: l.obs}); len(got) != 1 || got[0].Outcome != "CANCELLED" || !got[0].LateResponse {
+		t.Errorf("quick answer, cancel logged first: %+v", got)
 	}
 	// Held to the end of input when nothing later comes: still written,
 	// not late.

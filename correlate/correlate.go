@@ -726,7 +726,6 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
 	cv.openList = append(cv.openList, ex)
 	cv.open++
-	c.Stats.Exchanges++
 	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
 		ex.cancelled = true // the cancel was logged before the request
 		cv.cancels[dk]--
@@ -864,6 +863,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	ex.final = true
 	cv.open--
+	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	r := ex.row
 	version := ex.reqVersion
 	if version == "" {

@@ -146,6 +146,7 @@ func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 		if t.After(k.now) {
 			k.now = t
 		}
+		k.passStart(lk, d)
 	}
 }
 
