@@ -33,7 +33,19 @@ import (
 //     recorded, and the outcome downstream is UNKNOWN, never a success.
 //   - No response at all is status 0 (mitmproxy, Chrome) or -1 (Playwright),
 //     with the reason in response._error (mitmproxy, Chrome) or
-//     response._failureText (Playwright).
+//     response._failureText (Playwright); FailureKind names the kind.
+//   - A status with an _error is a connection lost (or let go by the client)
+//     after the status line: the status stands. An event stream ends as the
+//     text says (client_closed for the client's own abort, net::ERR_ABORTED
+//     or "Client disconnected."; timeout; reset for anything else); a 2xx
+//     body that is not a stream is no usable answer and the attempt carries
+//     the failure kind (reset when the text names none); any other status is
+//     the answer, its body kept as far as it came.
+//   - Times: a request was sent at startedDateTime; a JSON body arrived at
+//     the entry's end (startedDateTime + time). A stream's events are dated
+//     by _eventSourceMessages when the exporter wrote them (some CDP-based
+//     recorders do; DevTools does not), else its last event at the entry's
+//     end and the others at the start of the receive phase (timings).
 //   - startedDateTime carries an offset (mitmproxy writes +00:00); times are
 //     converted to UTC.
 //   - Entries are in the order the exporter chose (start time for DevTools,
