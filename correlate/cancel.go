@@ -36,12 +36,14 @@ import (
 const minHeldAnswer = time.Second
 
 // stampSent dates the messages an observation sent (request bodies, stdio
-// frames, records) that the decoder left undated: at the observation's
-// time.
+// frames, the request and notifications of a record that pairs them) that
+// the decoder left undated: at the observation's time.
 func stampSent(o *schema.Observation) {
 	for i := range o.Messages {
 		m := &o.Messages[i]
-		if m.At.IsZero() && (m.Where == schema.InRequestBody || m.Where == schema.InStdio || m.Where == schema.InRecord) {
+		sent := m.Where == schema.InRequestBody || m.Where == schema.InStdio ||
+			(m.Where == schema.InRecord && (m.Kind == schema.MsgRequest || m.Kind == schema.MsgNotification))
+		if m.At.IsZero() && sent {
 			m.At = o.Time
 		}
 	}
@@ -117,7 +119,10 @@ func (cv *conversation) cancellable(ex *exchange) bool {
 // (as for a finished request); the exchange stays held.
 func (c *Correlator) cancel(cv *conversation, ex *exchange, t time.Time) {
 	if !ex.held {
-		ex.cancelled, ex.cancelAt = true, t
+		if !ex.cancelled || ex.cancelAt.IsZero() || (!t.IsZero() && t.Before(ex.cancelAt)) {
+			ex.cancelAt = t // the first cancel counts
+		}
+		ex.cancelled = true
 		return
 	}
 	if t.IsZero() || t.After(ex.respAt) {
