@@ -171,7 +171,8 @@ func (k *Clock) Mark(seq int64) Mark {
 // Mark is a point of the run's input order with the event times reached
 // there: Seq (every observation with Seq <= Seq has been stamped), Now (the
 // newest event time of all logs) and, unexported, the logs whose newest
-// event time moved since the previous Mark. Only Clock.Mark makes them.
+// event time, or newest record start, moved since the previous Mark. Only
+// Clock.Mark makes them.
 type Mark struct {
 	Seq    int64
 	Now    time.Time
