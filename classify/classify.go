@@ -75,7 +75,7 @@ var Outcomes = []string{ToolSuccess, Success, ToolError, InputRequired, Cancelle
 type Attempt struct {
 	Responded    bool
 	Status       int
-	Failure      string // failure kind when !Responded
+	Failure      string // failure kind when !Responded; with Responded, why a body that is not a stream was cut
 	ContentType  string
 	SSE          bool
 	StreamEnd    string
@@ -206,6 +206,9 @@ func classify(ev *Evidence) Verdict {
 			}
 			return v
 		}
+		if last.Failure != "" && !last.SSE && ev.Response == nil {
+			return cutBody(ev, last)
+		}
 		if m := matchIn(last.Messages, ev.ID); m != nil {
 			return judgeMatched(ev, m)
 		}
@@ -245,6 +248,11 @@ func classify(ev *Evidence) Verdict {
 			if last.StreamEnd == schema.StreamClientClosed && ev.ProtocolVersion == v20260728 {
 				return Verdict{Outcome: Cancelled, Reason: "client closed the response stream (2026-07-28 cancellation)"}
 			}
+			if last.StreamEnd == schema.StreamClientClosed && ev.Cancelled {
+				// The client let go of the stream itself and cancelled the
+				// request: its own doing, not a cut.
+				return Verdict{Outcome: Cancelled, Reason: "client closed the response stream and cancelled the request"}
+			}
 			if ev.Cancelled {
 				return Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response; then cancelled"}
 			}
@@ -267,6 +275,19 @@ func classify(ev *Evidence) Verdict {
 		return Verdict{Outcome: NoResponse, Reason: "request answered 202 and no response arrived on any stream", ErrorType: "_OTHER"}
 	}
 	return Verdict{Outcome: NoResponse, Reason: "no response in the log", ErrorType: "_OTHER"}
+}
+
+// cutBody judges a 2xx whose body (not an event stream) broke off after the
+// status line (a HAR entry with a status and an _error): no answer came,
+// which is the client's cancellation when the client aborted it and
+// cancelled the request (or, in 2026-07-28, aborted it at all), and a
+// transport failure otherwise.
+func cutBody(ev *Evidence, last *Attempt) Verdict {
+	if last.Failure == schema.FailureClientAbort && (ev.Cancelled || ev.ProtocolVersion == v20260728) {
+		return Verdict{Outcome: Cancelled, Reason: "client aborted the response body and cancelled the request"}
+	}
+	return Verdict{Outcome: NoResponse, Reason: "HTTP " + strconv.Itoa(last.Status) + " came, then the body was cut: " + last.Failure,
+		ErrorType: last.Failure}
 }
 
 // matchIn finds the response to id among msgs.

@@ -330,3 +330,78 @@ func TestTruncatedStrayFrameIsUnknown(t *testing.T) {
 	stray := schema.Message{Where: schema.InStdio, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Raw: []byte(`{"jsonrpc":"2.0","res…[4000 chars truncated]`), Truncated: true}
 	check(t, "truncated stray", &classify.Evidence{Method: "tools/call", ID: id1, Stray: []schema.Message{stray}}, "UNKNOWN", "unknown")
 }
+
+// TestClientAbortAndCancel: a stream or body the client let go of itself,
+// with notifications/cancelled for the request, is CANCELLED in every
+// version (issue 10, point 2); a stream or body cut by the server or the
+// network keeps its root cause even after a cancel; a client close without
+// a cancel is a cancellation only in 2026-07-28.
+func TestClientAbortAndCancel(t *testing.T) {
+	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`
+	stream := func(end string) classify.Attempt {
+		at := post(200, "text/event-stream", sse(progress))
+		at.StreamEnd = end
+		return at
+	}
+	cutJSON := func(failure string) classify.Attempt {
+		return classify.Attempt{Responded: true, Status: 200, ContentType: "application/json", Failure: failure}
+	}
+	ev := func(version string, cancelled bool, at classify.Attempt) *classify.Evidence {
+		return &classify.Evidence{Method: "tools/call", ProtocolVersion: version, ID: id1, Attempts: []classify.Attempt{at}, Cancelled: cancelled}
+	}
+	for _, tc := range []struct {
+		name, version string
+		cancelled     bool
+		at            classify.Attempt
+		outcome       string
+	}{
+		{"client closed + cancel, 2025-11-25", "2025-11-25", true, stream(schema.StreamClientClosed), classify.Cancelled},
+		{"client closed + cancel, 2025-03-26", "2025-03-26", true, stream(schema.StreamClientClosed), classify.Cancelled},
+		{"client closed + cancel, version unknown", "", true, stream(schema.StreamClientClosed), classify.Cancelled},
+		{"client closed, no cancel, 2025-11-25", "2025-11-25", false, stream(schema.StreamClientClosed), classify.StreamIncomplete},
+		{"client closed, no cancel, 2026-07-28", "2026-07-28", false, stream(schema.StreamClientClosed), classify.Cancelled},
+		{"reset + cancel", "2025-11-25", true, stream(schema.StreamReset), classify.StreamIncomplete},
+		{"timeout + cancel", "2025-11-25", true, stream(schema.StreamTimeout), classify.StreamIncomplete},
+		{"end unknown + cancel", "2025-11-25", true, stream(""), classify.StreamIncomplete},
+		{"200 JSON cut by reset", "2025-11-25", false, cutJSON(schema.FailureReset), classify.NoResponse},
+		{"200 JSON cut by reset + cancel", "2025-11-25", true, cutJSON(schema.FailureReset), classify.NoResponse},
+		{"200 JSON aborted by client + cancel", "2025-11-25", true, cutJSON(schema.FailureClientAbort), classify.Cancelled},
+		{"200 JSON aborted by client, no cancel", "2025-11-25", false, cutJSON(schema.FailureClientAbort), classify.NoResponse},
+		{"200 JSON aborted by client, 2026-07-28", "2026-07-28", false, cutJSON(schema.FailureClientAbort), classify.Cancelled},
+	} {
+		v := check(t, tc.name, ev(tc.version, tc.cancelled, tc.at), tc.outcome, classify.LayerOf(tc.outcome))
+		if tc.outcome == classify.NoResponse && v.RetryAdvice != classify.AdviceRetryIfIdempotent {
+			t.Errorf("%s: advice %s", tc.name, v.RetryAdvice)
+		}
+	}
+	// A 503 whose body was cut is the 503.
+	cut503 := post(503, "application/json", `{"jsonrpc":"2.0","id":1,"err`)
+	v := check(t, "503 cut", ev("2025-11-25", true, cut503), classify.HTTPError, classify.LayerTransport)
+	if v.ErrorType != "503" || v.RetryAdvice != classify.AdviceRetryIfIdempotent {
+		t.Errorf("503 cut: %+v", v)
+	}
+	// A cut 200 body whose response came elsewhere is judged on it.
+	resp := decode.AppendMessages(nil, []byte(legacy), schema.InResumedStream, 1)
+	e := ev("2025-11-25", false, cutJSON(schema.FailureReset))
+	e.Response = &resp[0]
+	check(t, "cut body, response on a resumed stream", e, classify.ToolSuccess, classify.LayerApplication)
+}
+
+// TestLateAnswerAfterCancel: a response on the request's own open stream
+// after the cancel is CANCELLED with the response kept as detail, whatever
+// it said.
+func TestLateAnswerAfterCancel(t *testing.T) {
+	canceledText := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"context canceled"}],"isError":true}}`
+	for _, body := range []string{canceledText, legacy, rpcError} {
+		e := &classify.Evidence{Method: "tools/call", ProtocolVersion: "2025-11-25", ID: id1,
+			Attempts: []classify.Attempt{post(200, "text/event-stream", sse(body))}, Cancelled: true, LateResponse: true}
+		v := check(t, body, e, classify.Cancelled, classify.LayerInteraction)
+		if v.RetryAdvice != classify.AdviceNone || v.Judged == nil {
+			t.Errorf("%s: %+v", body, v)
+		}
+	}
+	// Answered before the cancel (not late): the answer stands.
+	e := &classify.Evidence{Method: "tools/call", ProtocolVersion: "2025-11-25", ID: id1,
+		Attempts: []classify.Attempt{post(200, "text/event-stream", sse(canceledText))}, Cancelled: true}
+	check(t, "answered before the cancel", e, classify.ToolError, classify.LayerApplication)
+}

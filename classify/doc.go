@@ -23,8 +23,14 @@
 //     the client sent notifications/cancelled for the request, or, in
 //     2026-07-28 where closing the stream is the cancellation, when the client
 //     gave up. A non-2xx status is HTTP_ERROR whatever the body says (a
-//     JSON-RPC error in the body is kept as error_code and error_message),
-//     with one exception. In 2026-07-28 (or a later dated version, such as
+//     JSON-RPC error in the body is kept as error_code and error_message), also
+//     when the connection was lost after the status line (a HAR entry with a
+//     status and an _error: the status came). A 2xx whose body (not an event
+//     stream) broke off after the status line is NO_RESPONSE with the failure
+//     the log names; CANCELLED when the client aborted it itself (client_abort:
+//     Chrome's net::ERR_ABORTED, mitmproxy's "Client disconnected.") and sent
+//     notifications/cancelled for the request, or aborted it in 2026-07-28.
+//     One exception to HTTP_ERROR: In 2026-07-28 (or a later dated version, such as
 //     the one a request answered -32022 asks for) a 4xx whose body (JSON or
 //     event stream) is a valid JSON-RPC error response carrying the
 //     request's own id is JSONRPC_ERROR, layer protocol: http_statuses keeps the status,
@@ -54,9 +60,16 @@
 //     is not a JSON-RPC message is INVALID_ENVELOPE.
 //  4. Otherwise the evidence is missing: a body the log did not record is
 //     UNKNOWN; a 2xx event stream that ended without the response is
-//     STREAM_INCOMPLETE (CANCELLED in 2026-07-28 when the client closed it); a
-//     request answered 202, or never answered, is NO_RESPONSE (CANCELLED after
-//     notifications/cancelled).
+//     STREAM_INCOMPLETE; a request answered 202, or never answered, is
+//     NO_RESPONSE (CANCELLED after notifications/cancelled). A stream the
+//     client closed itself (stream_end client_closed: a wire log's
+//     client_closed, a HAR _error that is the client's abort) is CANCELLED in
+//     2026-07-28, where the close is the cancellation, and in every version
+//     when the client also sent notifications/cancelled for the request: the
+//     client gave up, nothing broke. A stream cut by the server or the network
+//     (reset, timeout, an end not known) stays STREAM_INCOMPLETE even when the
+//     client cancelled afterwards: the cut is the root cause, the cancel its
+//     consequence (the cancelled column still says the client cancelled).
 //  5. Envelope: the response must be an object (an array only in 2025-03-26,
 //     the one version with batches), with "jsonrpc":"2.0", the request's id,
 //     and exactly one of result and error. An error response may carry a null
@@ -78,6 +91,12 @@
 //
 // A 202 with no body answers a notification or a response; it is never an
 // exchange outcome (the correlator keeps notifications out of exchanges).
+//
+// A response that arrived after the client's notifications/cancelled
+// (Evidence.LateResponse, which the correlator decides on the log's own
+// times) makes the exchange CANCELLED whatever the response said (a real
+// result, an isError "context canceled" text, an error); the reason names
+// what the late response said.
 //
 // # Truncated and reported evidence
 //

@@ -79,6 +79,7 @@ type Correlator struct {
 	Stats    Stats
 	tally    *parkTally // of the observation being added
 	flushing bool
+	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
 
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
@@ -182,6 +183,11 @@ type conversation struct {
 	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
 	started  time.Time            // its first activity, in event time
 	cut      bool                 // closed by MaxHold while still active: its rows say so
+	// cancelAt holds when each cancel counted in cancels was sent, oldest
+	// first; settling, the answered exchanges held for a cancel sent
+	// before their response (cancel.go).
+	cancelAt map[dirKey][]time.Time
+	settling []*exchange
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -240,6 +246,10 @@ type exchange struct {
 	round        int32     // MRTR round, 1-based; 0 outside a chain
 	chain        *chain    // MRTR chain it belongs to, while the chain is open
 	lateResponse bool
+	cancelAt     time.Time // when the cancel that marked it was sent (zero: not known)
+	held         bool      // answered, held until the log passes respAt (cancel.go)
+	respAt       time.Time // when its response arrived, while held
+	heldLog      logKey    // the log of the record that carried its response, while held
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -320,6 +330,8 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		c.close(old)
 	}
 	cv := c.conv(o)
+	stampSent(o)
+	c.release(cv, o)
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
@@ -474,7 +486,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		c.tellState(ex)
 		c.noteAttempt(cv, ex, o)
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
-			c.finish(cv, ex)
+			c.answered(cv, ex, o, ownResponse(ex, &at), false)
 		}
 	}
 	if onStream {
@@ -723,10 +735,10 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
 	cv.openList = append(cv.openList, ex)
 	cv.open++
-	c.Stats.Exchanges++
 	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
 		ex.cancelled = true // the cancel was logged before the request
 		cv.cancels[dk]--
+		ex.cancelAt = cv.takeCancelAt(dk)
 	}
 	// A response that arrived before its request.
 	if pend := cv.pending[k]; len(pend) > 0 {
@@ -789,14 +801,13 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 			continue
 		}
 		seen = true
-		if ex.final {
+		if ex.final || ex.held {
 			continue
 		}
 		mm := *m
 		ex.response = &mm
 		ex.row.EndedAt = o.EndOrStart()
-		ex.lateResponse = ex.cancelled
-		c.finish(cv, ex)
+		c.answered(cv, ex, o, &mm, true)
 		return paired
 	}
 	if seen || !m.ID.Valid() {
@@ -845,12 +856,13 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer {
 			if !list[i].final {
-				list[i].cancelled = true
+				c.cancel(cv, list[i], m.At)
 			}
 			return
 		}
 	}
 	cv.cancels[dirKey{keyOf(id), fromServer}]++ // its request may be logged later
+	cv.noteCancelAt(dirKey{keyOf(id), fromServer}, m.At)
 }
 
 // finish judges an exchange and emits it.
@@ -860,6 +872,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	ex.final = true
 	cv.open--
+	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	r := ex.row
 	version := ex.reqVersion
 	if version == "" {
@@ -1037,9 +1050,13 @@ func (c *Correlator) advance(m *Mark, final bool) {
 		}
 	}
 	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
-	for _, cv := range closing {
-		c.key = Key{Seq: m.Seq, Conv: cv.first}
-		c.close(cv)
+	for _, st := range c.heldDue(m, closing) { // closing, and the conversations that release held exchanges, by first Seq
+		c.key = Key{Seq: m.Seq, Conv: st.cv.first}
+		if st.close {
+			c.close(st.cv)
+		} else {
+			c.releaseHeld(st.cv)
+		}
 	}
 }
 
@@ -1198,7 +1215,7 @@ func (c *Correlator) idle(cv *conversation) bool {
 // without it.
 func (cv *conversation) waitsOnStream() bool {
 	for _, ex := range cv.openList {
-		if ex.final {
+		if ex.final || ex.held {
 			continue
 		}
 		if n := len(ex.attempts); n > 0 {

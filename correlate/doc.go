@@ -108,11 +108,36 @@
 // or ends (false). notifications/cancelled marks the request it names as
 // cancelled, even when the cancel was logged first. A request cancelled with
 // neither a response nor a transport failure is CANCELLED; a cancel after a
-// cut stream keeps STREAM_INCOMPLETE (and sets cancelled); a response that
+// stream the server or the network cut (stream_end reset, timeout, or not
+// known) keeps STREAM_INCOMPLETE (and sets cancelled); a cancel after a
+// stream the client closed itself (stream_end client_closed: the wire log's
+// client_closed or closed_by_client, a HAR _error that is the client's own
+// abort) is CANCELLED: the client let go, nothing broke. A response that
 // arrives after the cancel keeps CANCELLED and sets late_response. In
 // 2026-07-28 closing the response stream is the cancellation, and the call
 // re-issued under a new id is an application retry of it.
 //
+// "After the cancel" is decided on the log's own times, not on the order of
+// its records: the cancel was sent at its record's ts, and a response
+// arrived at its event's time (the wire log's event_times, a HAR entry's
+// _eventSourceMessages; else, for the last event of a POST's stream and for
+// a JSON body, the record's end; a stdio frame at its line). A POST's stream
+// is written when it ends, after the cancel sent meanwhile; a HAR sorted by
+// start lists the stream first: either way the verdict is the same. A cancel
+// sent after the response had arrived does not count (cancelled false, as
+// for a finished request). Where the log dates only one of the two, the
+// order of the records decides, as before: a response on a later record
+// than the cancel (a resumed or GET stream) is late. So that a cancel
+// logged after the stream's record is still seen, an answer on a POST's
+// own event stream that came a second or more after its request (a client
+// request other than initialize, before 2026-07-28) is written only once
+// its log shows a record that started after the answer came (in its
+// conversation, or in another conversation of the same log through the
+// Marks; a live stream's quiet time counts, as for idle conversations), a
+// cancel for it, or the end of its conversation: one record later in
+// ordinary traffic. A quicker answer and a JSON body are written at once,
+// so a cancel logged after their record is not seen as before them (a
+// cancel logged before is).
 // # Stuck sessions, broken resumption and side effects done twice
 //
 // session_stuck (with session_stuck_reason) marks a client request on an
@@ -323,9 +348,11 @@
 // # When an exchange is written
 //
 // An exchange is final when a response that is not a transport failure is
-// paired with it; one whose last attempt failed stays open for a possible
-// re-POST until its conversation ends (end of input for files). Everything
-// still open then is judged on what the log holds (NO_RESPONSE, UNKNOWN, ...).
+// paired with it (an answer on its POST's own event stream a little later,
+// see "Sessions and cancellation"); one whose last attempt failed stays open
+// for a possible re-POST until its conversation ends (end of input for
+// files). Everything still open then is judged on what the log holds
+// (NO_RESPONSE, UNKNOWN, ...).
 //
 // # Columns filled here
 //

@@ -91,6 +91,11 @@ type Clock struct {
 	logs    map[logKey]time.Time
 	changed map[logKey]bool
 	now     time.Time
+	// starts is every log's newest record start (o.Time), and
+	// startsMoved the logs whose start moved since the last Mark: the
+	// instant before which no more cancels can come (cancel.go).
+	starts      map[logKey]time.Time
+	startsMoved map[logKey]bool
 }
 
 // NewClock returns an empty clock.
@@ -117,6 +122,7 @@ func (k *Clock) observe(o *schema.Observation) time.Time {
 	if t.After(k.now) {
 		k.now = t
 	}
+	k.observeStart(lk, o.Time)
 	return prev
 }
 
@@ -140,6 +146,7 @@ func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 		if t.After(k.now) {
 			k.now = t
 		}
+		k.passStart(lk, d)
 	}
 }
 
@@ -157,17 +164,20 @@ func (k *Clock) Mark(seq int64) Mark {
 		slices.SortFunc(m.logs, func(a, b logTime) int { return a.log.compare(b.log) })
 		clear(k.changed)
 	}
+	m.starts = k.markStarts()
 	return m
 }
 
 // Mark is a point of the run's input order with the event times reached
 // there: Seq (every observation with Seq <= Seq has been stamped), Now (the
 // newest event time of all logs) and, unexported, the logs whose newest
-// event time moved since the previous Mark. Only Clock.Mark makes them.
+// event time, or newest record start, moved since the previous Mark. Only
+// Clock.Mark makes them.
 type Mark struct {
-	Seq  int64
-	Now  time.Time
-	logs []logTime // sorted by log
+	Seq    int64
+	Now    time.Time
+	logs   []logTime // sorted by log
+	starts []logTime // logs whose newest record start moved, sorted by log
 }
 
 // logClocks is what a consumer of Marks knows of every log: its newest
@@ -179,6 +189,7 @@ type logClocks struct {
 type logClock struct {
 	now       time.Time
 	lastSweep time.Time
+	start     time.Time // the newest record start (cancel.go)
 }
 
 func (lc *logClocks) get(k logKey) *logClock {

@@ -296,6 +296,7 @@ func (d *claudeDecoder) frame(pos schema.Position, ts time.Time, server, dir str
 	default:
 		o.Messages = AppendMessages(nil, body, schema.InStdio, 0)
 	}
+	stampAt(o.Messages, ts) // the line's time: when the frame passed
 	d.vt.observe(conn, dir, o)
 	d.e.Observation(o)
 }

@@ -424,3 +424,24 @@ func FuzzTextDecoders(f *testing.F) {
 		}
 	})
 }
+
+// TestFramesAreDatedByTheirLine: a Claude Desktop, VS Code or stdio JSONL
+// frame carries its line's time (schema.Message.At), on which the
+// correlator orders a cancel and a late response.
+func TestFramesAreDatedByTheirLine(t *testing.T) {
+	for _, tc := range []struct {
+		format Format
+		text   string
+		want   time.Time
+	}{
+		{FormatClaudeDesktop, `2026-02-11T16:25:00.415Z [github] [info] Message from client: {"method":"notifications/cancelled","params":{"requestId":2},"jsonrpc":"2.0"} { metadata: undefined }` + "\n",
+			time.Date(2026, 2, 11, 16, 25, 0, 415e6, time.UTC)},
+		{FormatVSCode, `2026-05-12 14:03:52.402 [debug] [server -> editor] {"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			time.Date(2026, 5, 12, 14, 3, 52, 402e6, time.UTC)},
+	} {
+		c := decodeString(t, tc.format, "x.log", tc.text)
+		if len(c.obs) != 1 || len(c.obs[0].Messages) != 1 || !c.obs[0].Messages[0].At.Equal(tc.want) {
+			t.Errorf("%s: %+v", tc.format, c.obs)
+		}
+	}
+}

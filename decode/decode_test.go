@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"mcptrace/schema"
 )
@@ -194,5 +195,82 @@ func TestEnumeratedValuesAreChecked(t *testing.T) {
 		if !errors.As(err, &le) || le.Reason != ReasonBadValue {
 			t.Errorf("%.70s: %v", line, err)
 		}
+	}
+}
+
+// TestWireEventTimes: response.event_times dates the stream's dispatched
+// events (null: unknown); without them the last event of a POST's stream
+// arrives at end_ts and the others are unknown, a GET stream's events are
+// unknown, a JSON body arrives at end_ts, request messages and stdio frames
+// at ts.
+func TestWireEventTimes(t *testing.T) {
+	t0 := time.Date(2026, 10, 17, 8, 0, 0, 120e6, time.UTC)
+	end := t0.Add(30 * time.Millisecond)
+	at := func(line string) []time.Time {
+		t.Helper()
+		o, err := WireLine([]byte(line), schema.Position{})
+		if err != nil {
+			t.Fatalf("%v: %.80s", err, line)
+		}
+		var out []time.Time
+		for _, m := range o.Messages {
+			out = append(out, m.At)
+		}
+		return out
+	}
+	same := func(got []time.Time, want ...time.Time) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for i := range got {
+			if !got[i].Equal(want[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if got := at(wireHTTP); !same(got, t0, time.Time{}, end) {
+		t.Errorf("no event times: %v", got)
+	}
+	withTimes := strings.Replace(wireHTTP, `"stream_end":"complete"`, `"stream_end":"complete","event_times":["2026-10-17T08:00:00.125Z","2026-10-17T10:00:00.140+02:00"]`, 1)
+	if got := at(withTimes); !same(got, t0, t0.Add(5*time.Millisecond), t0.Add(20*time.Millisecond)) {
+		t.Errorf("event times: %v", got)
+	}
+	// null is unknown (the fallback applies); entries past the events are
+	// ignored.
+	partial := strings.Replace(wireHTTP, `"stream_end":"complete"`, `"stream_end":"complete","event_times":["2026-10-17T08:00:00.125Z",null,"2026-10-17T08:00:09Z"]`, 1)
+	if got := at(partial); !same(got, t0, t0.Add(5*time.Millisecond), end) {
+		t.Errorf("partial event times: %v", got)
+	}
+	get := `{"mcptrace":"wire/1","ts":"2026-10-17T08:00:00.120Z","end_ts":"2026-10-17T08:00:00.150Z","side":"client","http":{"request":{"method":"GET"},"response":{"status":200,"content_type":"text/event-stream","body":"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"}}}`
+	if got := at(get); !same(got, time.Time{}) {
+		t.Errorf("GET stream: %v", got)
+	}
+	js := `{"mcptrace":"wire/1","ts":"2026-10-17T08:00:00.120Z","end_ts":"2026-10-17T08:00:00.150Z","side":"client","http":{"request":{"method":"POST","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"},"response":{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}}}`
+	if got := at(js); !same(got, t0, end) {
+		t.Errorf("JSON body: %v", got)
+	}
+	stdio := `{"mcptrace":"wire/1","ts":"2026-10-17T08:00:00.120Z","side":"client","stdio":{"direction":"s2c","line":"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}"}}`
+	if got := at(stdio); !same(got, t0) {
+		t.Errorf("stdio: %v", got)
+	}
+	// Bad event_times are a bad value, quarantined like any other.
+	for _, bad := range []string{`"event_times":"2026-10-17T08:00:00Z"`, `"event_times":[17]`, `"event_times":["soon"]`} {
+		line := strings.Replace(wireHTTP, `"stream_end":"complete"`, `"stream_end":"complete",`+bad, 1)
+		_, err := WireLine([]byte(line), schema.Position{})
+		var le *LineError
+		if !errors.As(err, &le) || le.Reason != ReasonBadValue || !strings.Contains(le.Detail, "event_times") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// TestWireClosedByClient: stream_end closed_by_client is read as
+// client_closed.
+func TestWireClosedByClient(t *testing.T) {
+	line := strings.Replace(wireHTTP, `"stream_end":"complete"`, `"stream_end":"closed_by_client"`, 1)
+	o, err := WireLine([]byte(line), schema.Position{})
+	if err != nil || o.HTTP.StreamEnd != schema.StreamClientClosed {
+		t.Errorf("closed_by_client: %q %v", o.HTTP.StreamEnd, err)
 	}
 }

@@ -6,6 +6,18 @@
 //
 // Decoding is pure and safe to run on many goroutines at once.
 //
+// # When each message was sent or arrived
+//
+// Every message carries the log's own time for it (schema.Message.At, zero
+// when the log does not say): a request body or a stdio frame when it was
+// sent (the record's ts, the line's timestamp); a JSON response body at the
+// record's end; a stream's events at the times the log gives them (the wire
+// log's response.event_times, a HAR entry's _eventSourceMessages), else, on
+// a POST's stream, the last event at the record's end and (HAR) the others
+// at the start of the receive phase. The correlator orders a cancellation
+// and a response by these times (late_response), not by the order of the
+// records.
+//
 // # One line loop
 //
 // ReadLines is the only loop over the lines of a one-record-per-line input

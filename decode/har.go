@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -32,7 +33,19 @@ import (
 //     recorded, and the outcome downstream is UNKNOWN, never a success.
 //   - No response at all is status 0 (mitmproxy, Chrome) or -1 (Playwright),
 //     with the reason in response._error (mitmproxy, Chrome) or
-//     response._failureText (Playwright).
+//     response._failureText (Playwright); FailureKind names the kind.
+//   - A status with an _error is a connection lost (or let go by the client)
+//     after the status line: the status stands. An event stream ends as the
+//     text says (client_closed for the client's own abort, net::ERR_ABORTED
+//     or "Client disconnected."; timeout; reset for anything else); a 2xx
+//     body that is not a stream is no usable answer and the attempt carries
+//     the failure kind (reset when the text names none); any other status is
+//     the answer, its body kept as far as it came.
+//   - Times: a request was sent at startedDateTime; a JSON body arrived at
+//     the entry's end (startedDateTime + time). A stream's events are dated
+//     by _eventSourceMessages when the exporter wrote them (some CDP-based
+//     recorders do; DevTools does not), else its last event at the entry's
+//     end and the others at the start of the receive phase (timings).
 //   - startedDateTime carries an offset (mitmproxy writes +00:00); times are
 //     converted to UTC.
 //   - Entries are in the order the exporter chose (start time for DevTools,
@@ -211,7 +224,7 @@ func (d *harDecoder) survey(ent gjson.Result) {
 
 // harFields are the parts of an entry the decoder uses.
 type harFields struct {
-	started, elapsed, request, response, errText gjson.Result
+	started, elapsed, request, response, errText, timings, sseMessages gjson.Result
 }
 
 func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
@@ -235,6 +248,10 @@ func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
 			entryErr = v
 		case "_failureText":
 			entryFail = v
+		case "timings":
+			f.timings = v
+		case "_eventSourceMessages":
+			f.sseMessages = v
 		}
 		return true
 	})
@@ -309,17 +326,32 @@ func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
 		sse := mediaType(ct) == "text/event-stream"
 		p.RespBody = harBody(content, resp, sse)
 		if errText != "" {
+			// The status line came, then the connection was lost (or the
+			// client let go) before the body was complete: the status
+			// stands.
 			kind := FailureKind(errText)
-			if sse {
-				// The headers came; the stream then broke.
+			switch {
+			case sse:
+				// The stream broke: how says stream_end.
 				p.StreamEnd = streamEndOf(kind)
-			} else {
-				// The body did not arrive whole: no usable response.
-				p.Responded, p.RespHeaders, p.ContentType, p.RespBody = false, nil, "", nil
+			case p.Status >= 200 && p.Status <= 299:
+				// A 2xx body that did not arrive whole is no usable
+				// answer; the attempt carries why.
+				p.RespBody = nil
 				p.Failure = kind
+				if kind == "" {
+					p.Failure = schema.FailureReset
+				}
 				p.FailureMessage = fmt.Sprintf("%s (after HTTP %d)", errText, p.Status)
-				p.Status = 0
 			}
+			// Any other status is the answer whatever became of its body.
+		}
+		if sse && p.RespBody != nil {
+			msgs := f.sseMessages
+			if !msgs.IsArray() {
+				msgs = resp.Get("_eventSourceMessages")
+			}
+			p.EventTimes = harEventTimes(*p.RespBody, p.StreamEnd, msgs)
 		}
 	} else if strings.TrimSpace(errText) == "" {
 		// No status and no error: the request was still pending when the
@@ -338,6 +370,7 @@ func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
 	}
 	if ms := f.elapsed; ms.Type == gjson.Number && ms.Num >= 0 {
 		o.EndTime = start.Add(time.Duration(ms.Num * float64(time.Millisecond)))
+		p.ReceiveStart = harReceiveStart(start, o.EndTime, f.timings)
 	}
 	BuildHTTP(o, &p)
 	if d.isLegacy(o, &p) {
@@ -495,4 +528,98 @@ func isToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// harReceiveStart is when the first byte of the response body came: the
+// entry's start plus the phases before "receive" (blocked, dns, connect,
+// send, wait; ssl is part of connect in HAR 1.2, and -1 means the phase did
+// not apply). Zero when the timings do not say, or contradict the entry's
+// total time.
+func harReceiveStart(start, end time.Time, timings gjson.Result) time.Time {
+	if !timings.IsObject() {
+		return time.Time{}
+	}
+	wait := timings.Get("wait")
+	if wait.Type != gjson.Number || wait.Num < 0 {
+		return time.Time{}
+	}
+	ms := 0.0
+	for _, k := range []string{"blocked", "dns", "connect", "send", "wait"} {
+		if v := timings.Get(k); v.Type == gjson.Number && v.Num > 0 {
+			ms += v.Num
+		}
+	}
+	t := start.Add(time.Duration(ms * float64(time.Millisecond)))
+	if t.After(end) {
+		return time.Time{}
+	}
+	return t
+}
+
+// maxEventScan bounds how far ahead harEventTimes looks for the message of
+// an event, so that a stream whose messages do not match its text stays
+// linear.
+const maxEventScan = 64
+
+// harEventTimes dates the dispatched events of a stream body (ParseSSE
+// order) from the entry's _eventSourceMessages, an array of
+// {"time", "eventName", "eventId", "data"} that some exporters add (after
+// Chrome's _webSocketMessages; DevTools itself writes none). Each event
+// takes the time of the next message, in order, whose data is the same;
+// an event without one stays unknown. A time is seconds since the Unix
+// epoch (a number; one above 1e11 is read as milliseconds) or an RFC 3339
+// string.
+func harEventTimes(body, streamEnd string, msgs gjson.Result) []time.Time {
+	if !msgs.IsArray() {
+		return nil
+	}
+	type msg struct {
+		data string
+		at   time.Time
+	}
+	var ms []msg
+	msgs.ForEach(func(_, m gjson.Result) bool {
+		if m.IsObject() {
+			ms = append(ms, msg{strings.TrimSuffix(m.Get("data").String(), "\n"), harMessageTime(m.Get("time"))})
+		}
+		return true
+	})
+	if len(ms) == 0 {
+		return nil
+	}
+	events := ParseSSE(body, streamEnd == "" || streamEnd == schema.StreamComplete)
+	out := make([]time.Time, len(events))
+	next := 0
+	for i, ev := range events {
+		for k := next; k < len(ms) && k < next+maxEventScan; k++ {
+			if ms[k].data == ev.Data {
+				out[i], next = ms[k].at, k+1
+				break
+			}
+		}
+	}
+	return out
+}
+
+func harMessageTime(v gjson.Result) time.Time {
+	switch v.Type {
+	case gjson.Number:
+		if v.Num <= 0 || math.IsInf(v.Num, 0) || math.IsNaN(v.Num) {
+			return time.Time{}
+		}
+		sec := v.Num
+		if sec > 1e11 {
+			sec /= 1000 // milliseconds
+		}
+		if sec > 1e11 {
+			return time.Time{}
+		}
+		whole, frac := math.Modf(sec)
+		return time.Unix(int64(whole), int64(frac*1e9)).UTC().Round(time.Microsecond)
+	case gjson.String:
+		if t, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
 }

@@ -456,10 +456,123 @@ func TestHAREventStreams(t *testing.T) {
 			t.Errorf("%s: %+v", errText, o.HTTP)
 		}
 	}
-	// A JSON body that broke after the headers: no usable response.
+	// A JSON body that broke after the headers: the status came, the body
+	// is no usable answer, and the attempt says why.
 	o = decodeOneEntry(t, harEntry(harT0, "", harCall, `{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":7,\"res"},"_error":"net::ERR_CONNECTION_RESET"}`))
-	if o.HTTP.Responded || o.HTTP.Failure != schema.FailureReset || o.HTTP.FailureMessage != "net::ERR_CONNECTION_RESET (after HTTP 200)" || len(o.Messages) != 1 {
+	if !o.HTTP.Responded || o.HTTP.Status != 200 || o.HTTP.BodyRecorded || o.HTTP.Failure != schema.FailureReset ||
+		o.HTTP.FailureMessage != "net::ERR_CONNECTION_RESET (after HTTP 200)" || len(o.Messages) != 1 {
 		t.Errorf("broken JSON body: %+v %+v", o.HTTP, o.Messages)
+	}
+}
+
+// TestHARStatusAndError: an entry with a status and an _error received that
+// status (issue 10, 11a): a non-2xx stays an error status with its body, a
+// 2xx JSON body is cut with the failure the text names (reset when it names
+// none), and a stream ends as the text says.
+func TestHARStatusAndError(t *testing.T) {
+	errBody := `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"upstream unavailable"}}`
+	for _, tc := range []struct {
+		name, resp      string
+		status          int
+		failure, end    string
+		recorded, isSSE bool
+	}{
+		{"503 cut (mitmproxy)", `{"status":503,"headers":[{"name":"content-type","value":"application/json"}],"content":{"mimeType":"application/json","text":` + strconv.Quote(errBody[:30]) + `},"_error":"Server disconnected."}`,
+			503, "", "", true, false},
+		{"503 cut, whole body (Chrome)", `{"status":503,"headers":[],"content":{"mimeType":"application/json","text":` + strconv.Quote(errBody) + `},"_error":"net::ERR_CONNECTION_CLOSED"}`,
+			503, "", "", true, false},
+		{"502 cut, no body", `{"status":502,"headers":[],"content":{"size":0,"mimeType":"text/html"},"_error":"net::ERR_INCOMPLETE_CHUNKED_ENCODING"}`,
+			502, "", "", false, false},
+		{"200 JSON, client abort", `{"status":200,"headers":[],"content":{"mimeType":"application/json","text":""},"_error":"net::ERR_ABORTED"}`,
+			200, schema.FailureClientAbort, "", false, false},
+		{"200 JSON, unknown text", `{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{"},"_error":"net::ERR_FAILED"}`,
+			200, schema.FailureReset, "", false, false},
+		{"200 stream, client abort", `{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":"event: message\ndata: {}\n\n"},"_error":"Client disconnected."}`,
+			200, "", schema.StreamClientClosed, true, true},
+		{"200 stream, server cut", `{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":"event: message\ndata: {}\n\n"},"_error":"Server disconnected."}`,
+			200, "", schema.StreamReset, true, true},
+		{"200 stream, unknown text", `{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":"event: message\ndata: {}\n\n"},"_error":"net::ERR_FAILED"}`,
+			200, "", schema.StreamReset, true, true},
+	} {
+		o := decodeOneEntry(t, harEntry(harT0, "", harCall, tc.resp))
+		h := o.HTTP
+		if !h.Responded || h.Status != tc.status || h.Failure != tc.failure || h.StreamEnd != tc.end || h.BodyRecorded != tc.recorded || h.SSE != tc.isSSE {
+			t.Errorf("%s: %+v", tc.name, h)
+		}
+	}
+}
+
+// TestHAREventTimes: a stream's events are dated from _eventSourceMessages
+// when the entry has them (matched by data, in order), else the last event
+// of a POST's stream at the entry's end and the others at the start of the
+// receive phase; a JSON body at the entry's end; the request when it was
+// sent.
+func TestHAREventTimes(t *testing.T) {
+	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`
+	stream := "event: message\ndata: " + progress + "\n\nevent: message\ndata: " + harResult + "\n\n"
+	t0, _ := time.Parse(time.RFC3339Nano, harT0)
+	end := t0.Add(10500 * time.Microsecond)
+	entry := func(extra string) string {
+		e := harEntry(harT0, "", harCall, `{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":`+strconv.Quote(stream)+`}}`)
+		return strings.TrimSuffix(e, "}") + extra + "}"
+	}
+	at := func(o *schema.Observation) []time.Time {
+		var out []time.Time
+		for _, m := range o.Messages {
+			out = append(out, m.At)
+		}
+		return out
+	}
+	same := func(got []time.Time, want ...time.Time) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for i := range got {
+			if !got[i].Equal(want[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	// No timings, no messages: the result at the end, the progress unknown.
+	if got := at(decodeOneEntry(t, entry(""))); !same(got, t0, time.Time{}, end) {
+		t.Errorf("no timings: %v", got)
+	}
+	// Timings: the progress at the start of the receive phase (ssl is part
+	// of connect, -1 is a phase that did not apply).
+	timings := `,"timings":{"blocked":0.5,"dns":-1,"connect":2,"ssl":1.5,"send":0.25,"wait":6.25,"receive":1.5}`
+	if got := at(decodeOneEntry(t, entry(timings))); !same(got, t0, t0.Add(9*time.Millisecond), end) {
+		t.Errorf("timings: %v", got)
+	}
+	// Timings that add up to more than the entry's time say nothing.
+	if got := at(decodeOneEntry(t, entry(`,"timings":{"send":1,"wait":60,"receive":1}`))); !same(got, t0, time.Time{}, end) {
+		t.Errorf("bad timings: %v", got)
+	}
+	// _eventSourceMessages on the entry: seconds since the epoch, or RFC
+	// 3339; an event whose data no message has stays as without them.
+	sec := float64(t0.Add(3*time.Millisecond).UnixMicro()) / 1e6
+	msgs := fmt.Sprintf(`,"_eventSourceMessages":[{"time":%f,"eventName":"message","eventId":"","data":%s},{"time":%q,"eventName":"message","data":%s}]`,
+		sec, strconv.Quote(progress), t0.Add(7*time.Millisecond).Format(time.RFC3339Nano), strconv.Quote(harResult))
+	if got := at(decodeOneEntry(t, entry(msgs))); !same(got, t0, t0.Add(3*time.Millisecond), t0.Add(7*time.Millisecond)) {
+		t.Errorf("event source messages: %v", got)
+	}
+	// Milliseconds since the epoch, under the response; only the progress
+	// is matched, so the result keeps the entry's end.
+	ms := fmt.Sprintf(`,"_eventSourceMessages":[{"time":%d,"data":%s},{"time":%d,"data":"something else"}]`,
+		t0.Add(2*time.Millisecond).UnixMilli(), strconv.Quote(progress), t0.Add(4*time.Millisecond).UnixMilli())
+	e := strings.Replace(entry(""), `"content":{`, strings.TrimPrefix(ms, ",")+`,"content":{`, 1)
+	if got := at(decodeOneEntry(t, e)); !same(got, t0, t0.Add(2*time.Millisecond).Truncate(time.Millisecond), end) {
+		t.Errorf("milliseconds: %v", got)
+	}
+	// Garbage times are unknown, never a crash.
+	bad := `,"_eventSourceMessages":[{"time":"yesterday","data":` + strconv.Quote(progress) + `},{"time":-5,"data":` + strconv.Quote(harResult) + `},7]`
+	if got := at(decodeOneEntry(t, entry(bad))); !same(got, t0, time.Time{}, end) {
+		t.Errorf("bad times: %v", got)
+	}
+	// A JSON body arrives whole at the entry's end.
+	o := decodeOneEntry(t, harEntry(harT0, "", harCall, `{"status":200,"content":{"mimeType":"application/json","text":`+strconv.Quote(harResult)+`}}`))
+	if got := at(o); !same(got, t0, end) {
+		t.Errorf("JSON body: %v", got)
 	}
 }
 
@@ -484,22 +597,32 @@ func TestHARNoResponse(t *testing.T) {
 		t.Errorf("entry _error: %+v", o.HTTP)
 	}
 	for msg, kind := range map[string]string{
-		"net::ERR_CONNECTION_REFUSED":      schema.FailureConnectionRefused,
-		"NS_ERROR_CONNECTION_REFUSED":      schema.FailureConnectionRefused,
-		"net::ERR_NAME_NOT_RESOLVED":       schema.FailureConnectionRefused,
-		"net::ERR_CONNECTION_TIMED_OUT":    schema.FailureTimeout,
-		"net::ERR_TIMED_OUT":               schema.FailureTimeout,
-		"Request timed out":                schema.FailureTimeout,
-		"net::ERR_CONNECTION_RESET":        schema.FailureReset,
-		"net::ERR_CONNECTION_CLOSED":       schema.FailureReset,
-		"net::ERR_EMPTY_RESPONSE":          schema.FailureReset,
-		"net::ERR_CONNECTION_ABORTED":      schema.FailureReset,
-		"Server disconnected.":             schema.FailureReset,
-		"peer closed connection":           schema.FailureReset,
-		"net::ERR_ABORTED":                 schema.FailureClientAbort,
-		"NS_BINDING_ABORTED":               schema.FailureClientAbort,
-		"Client disconnected.":             schema.FailureClientAbort,
-		"cancelled":                        schema.FailureClientAbort,
+		"net::ERR_CONNECTION_REFUSED":            schema.FailureConnectionRefused,
+		"NS_ERROR_CONNECTION_REFUSED":            schema.FailureConnectionRefused,
+		"net::ERR_NAME_NOT_RESOLVED":             schema.FailureConnectionRefused,
+		"net::ERR_CONNECTION_TIMED_OUT":          schema.FailureTimeout,
+		"net::ERR_TIMED_OUT":                     schema.FailureTimeout,
+		"Request timed out":                      schema.FailureTimeout,
+		"net::ERR_CONNECTION_RESET":              schema.FailureReset,
+		"net::ERR_CONNECTION_CLOSED":             schema.FailureReset,
+		"net::ERR_EMPTY_RESPONSE":                schema.FailureReset,
+		"net::ERR_CONNECTION_ABORTED":            schema.FailureReset,
+		"Server disconnected.":                   schema.FailureReset,
+		"peer closed connection":                 schema.FailureReset,
+		"net::ERR_ABORTED":                       schema.FailureClientAbort,
+		"NS_BINDING_ABORTED":                     schema.FailureClientAbort,
+		"Client disconnected.":                   schema.FailureClientAbort,
+		"cancelled":                              schema.FailureClientAbort,
+		"AbortError: The operation was aborted.": schema.FailureClientAbort,
+		"context canceled":                       schema.FailureClientAbort,
+		"net::ERR_INCOMPLETE_CHUNKED_ENCODING":   schema.FailureReset,
+		"net::ERR_HTTP2_PROTOCOL_ERROR":          schema.FailureReset,
+		"NS_ERROR_NET_INTERRUPT":                 schema.FailureReset,
+		"NS_ERROR_NET_PARTIAL_TRANSFER":          schema.FailureReset,
+		"SocketError: other side closed":         schema.FailureReset,
+		"Connection killed.":                     schema.FailureReset,
+		"unexpected EOF":                         schema.FailureReset,
+		"context deadline exceeded (Client.Timeout exceeded while awaiting headers)": schema.FailureTimeout,
 		"net::ERR_FAILED":                  "", // unknown stays unknown
 		"something nobody has seen before": "",
 		"":                                 "",

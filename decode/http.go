@@ -3,6 +3,7 @@ package decode
 import (
 	"mime"
 	"strings"
+	"time"
 
 	"mcptrace/schema"
 )
@@ -39,8 +40,20 @@ type HTTPParts struct {
 	RespBody    *string // nil: not recorded; for text/event-stream, the raw stream
 	StreamEnd   string  // schema.Stream* for an event stream, "" when unknown
 
-	Failure        string // schema.Failure* when no response came
+	// Failure is the schema.Failure* kind when no response came. With
+	// Responded, it says why a body that is not an event stream did not
+	// arrive whole (the connection was lost after the status line).
+	Failure        string
 	FailureMessage string
+
+	// EventTimes are the arrival times of the stream's dispatched events
+	// (ParseSSE order, every event type), as the log states them; a zero
+	// or missing entry is unknown. ReceiveStart is when the first byte of
+	// the body came (HAR timings), zero when unknown: events before the
+	// last that have no time of their own are dated there, the earliest
+	// they can have come.
+	EventTimes   []time.Time
+	ReceiveStart time.Time
 }
 
 // BuildHTTP fills obs.HTTP and appends the messages of both bodies. It also
@@ -59,7 +72,9 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 	}
 	if p.ReqBody != nil {
 		ev.RequestHasBody = true
+		n := len(obs.Messages)
 		obs.Messages = AppendMessages(obs.Messages, []byte(*p.ReqBody), schema.InRequestBody, 0)
+		stampAt(obs.Messages[n:], obs.Time)
 	}
 	if p.Responded {
 		ev.Responded, ev.Status = true, p.Status
@@ -84,7 +99,8 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 						where = schema.InResumedStream
 					}
 				}
-				for i, e := range ParseSSE(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete) {
+				events := ParseSSE(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete)
+				for i, e := range events {
 					if e.Type == "endpoint" && obs.SessionID == "" {
 						obs.SessionID = sessionFromURL(e.Data) // legacy HTTP+SSE
 					}
@@ -92,14 +108,19 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 						continue
 					}
 					ev.SSEEvents++
+					n := len(obs.Messages)
 					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)
+					stampAt(obs.Messages[n:], eventTime(obs, p, where, i, len(events)))
 				}
 				ev.StreamLastEventID = StreamLastEventID(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete)
 			} else {
+				n := len(obs.Messages)
 				obs.Messages = AppendMessages(obs.Messages, []byte(body), schema.InResponseBody, 0)
+				stampAt(obs.Messages[n:], obs.EndTime) // the body is whole at the end
 			}
 		}
-	} else {
+	}
+	if !p.Responded || (!ev.SSE && p.Failure != "") {
 		ev.Failure, ev.FailureMessage = p.Failure, p.FailureMessage
 	}
 	if obs.SessionID == "" {
@@ -107,6 +128,33 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 	}
 	if obs.SessionID == "" {
 		obs.SessionID = sessionFromURL(ev.URL)
+	}
+}
+
+// eventTime is when the i-th of n dispatched events of a stream arrived:
+// the time the log gives it; else, on a POST's stream (which the server
+// ends after the response), the end of the record for the last event and
+// the start of the receive phase for the others; else unknown. A GET
+// stream's end says nothing about when its events came.
+func eventTime(obs *schema.Observation, p *HTTPParts, where schema.Where, i, n int) time.Time {
+	if i < len(p.EventTimes) && !p.EventTimes[i].IsZero() {
+		return p.EventTimes[i]
+	}
+	if where != schema.InPostStream {
+		return time.Time{}
+	}
+	if i == n-1 {
+		return obs.EndTime
+	}
+	return p.ReceiveStart
+}
+
+// stampAt dates messages that carry no time of their own yet.
+func stampAt(msgs []schema.Message, t time.Time) {
+	for i := range msgs {
+		if msgs[i].At.IsZero() {
+			msgs[i].At = t
+		}
 	}
 }
 
@@ -121,10 +169,19 @@ func mediaType(ct string) string {
 }
 
 // FailureKind maps the error text a client or exporter wrote for a request
-// that got no response (mitmproxy's flow error, Chrome's net::ERR_*,
-// Firefox's NS_ERROR_*, Node's ECONN*, undici's UND_ERR_*) to a failure
-// kind. Text it does not recognise gives "": the kind stays unknown rather
-// than guessed.
+// that got no response, or whose body or stream broke off (mitmproxy's flow
+// error, Chrome's net::ERR_*, Firefox's NS_ERROR_*, Node's ECONN*, undici's
+// UND_ERR_*, Go's net/http and context errors) to a failure kind. Text it
+// does not recognise gives "": the kind stays unknown rather than guessed.
+//
+// client_abort is the client's own doing: Chrome's net::ERR_ABORTED (the
+// page aborted the fetch), Firefox's NS_BINDING_ABORTED, mitmproxy's
+// "Client disconnected.", an AbortError, "context canceled". Everything
+// that ended the connection from the server's or the network's side
+// ("Server disconnected.", net::ERR_CONNECTION_RESET,
+// net::ERR_INCOMPLETE_CHUNKED_ENCODING, undici's "other side closed", a
+// killed or interrupted connection) is reset; a connection aborted by the
+// network stack (net::ERR_CONNECTION_ABORTED) is reset too.
 func FailureKind(msg string) string {
 	m := strings.ToLower(msg)
 	has := func(subs ...string) bool {
@@ -139,12 +196,14 @@ func FailureKind(msg string) string {
 	case has("refused", "connect call failed", "could not connect", "name_not_resolved", "name not resolved",
 		"unknown_host", "could not resolve", "getaddrinfo", "address_unreachable", "internet_disconnected", "enotfound"):
 		return schema.FailureConnectionRefused
-	case has("timed out", "timed_out", "timeout", "etimedout"):
+	case has("timed out", "timed_out", "timeout", "etimedout", "deadline exceeded"):
 		return schema.FailureTimeout
-	case has("client disconnected"):
+	case has("client disconnected", "client closed"):
 		return schema.FailureClientAbort // mitmproxy: the client went away
 	case has("connection_closed", "closed connection", "connection_aborted", "connection aborted", "connection_reset", "econnreset", "socket hang up",
-		"disconnected", "connection closed", "reset by peer", "empty_response", "ns_error_net_reset"):
+		"disconnected", "connection closed", "reset by peer", "empty_response", "ns_error_net_reset", "ns_error_net_interrupt",
+		"ns_error_net_partial_transfer", "incomplete_chunked_encoding", "content_length_mismatch", "http2_protocol_error",
+		"other side closed", "und_err_socket", "connection killed", "network_changed", "unexpected eof", "broken pipe"):
 		return schema.FailureReset // the network or the server ended the connection
 	case has("err_aborted", "binding_aborted", "aborterror", "aborted", "abort", "cancelled", "canceled"):
 		return schema.FailureClientAbort

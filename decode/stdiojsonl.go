@@ -194,6 +194,7 @@ func sjlLine(pos schema.Position, line []byte, e Emitter) {
 		if f.truncated.Type == gjson.True && len(o.Messages) == 1 && o.Messages[0].Kind == schema.MsgInvalidJSON {
 			o.Messages[0] = TruncatedMessage(bytes.TrimSpace(body), schema.InStdio, 0)
 		}
+		stampAt(o.Messages, o.Time)
 		if dir == schema.DirClientToServer && len(o.Messages) == 1 && o.Messages[0].Method == "initialize" {
 			ci := gjson.GetBytes(o.Messages[0].Raw, "params.clientInfo")
 			o.ClientName, o.ClientVersion = ci.Get("name").String(), ci.Get("version").String()

@@ -408,6 +408,7 @@ func (d *vscodeDecoder) frame(pos schema.Position, ts time.Time, dir string, pay
 	o := d.obs(pos, ts)
 	o.Stdio = dir
 	o.Messages = AppendMessages(nil, payload, schema.InStdio, 0)
+	stampAt(o.Messages, ts) // the line's time: when the frame passed
 	d.vt.observe(d.conn(), dir, o)
 	for i := range o.Messages {
 		m := &o.Messages[i]

@@ -236,6 +236,7 @@ func decodeStdio(obs *schema.Observation, s gjson.Result) error {
 	}
 	if dir != schema.DirStderr {
 		obs.Messages = AppendMessages(obs.Messages, []byte(line.String()), schema.InStdio, 0)
+		stampAt(obs.Messages, obs.Time)
 	}
 	return nil
 }
@@ -267,12 +268,19 @@ func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
 		p.StreamEnd = resp.Get("stream_end").String()
 		switch p.StreamEnd {
 		case "", schema.StreamComplete, schema.StreamReset, schema.StreamTimeout, schema.StreamClientClosed:
+		case streamClosedByClient:
+			p.StreamEnd = schema.StreamClientClosed // the spelling of issue 10, accepted as an alias
 		default:
 			return lineErr(ReasonBadValue, `"http.response.stream_end" must be complete, reset, timeout or client_closed, not %q`, clipStr(p.StreamEnd))
 		}
 		if body := resp.Get("body"); body.Type == gjson.String {
 			p.RespBody = &body.Str
 		}
+		times, err := eventTimes(resp.Get("event_times"))
+		if err != nil {
+			return err
+		}
+		p.EventTimes = times
 	case fail.IsObject():
 		p.Failure = fail.Get("kind").String()
 		switch p.Failure {
@@ -323,4 +331,42 @@ func sessionFromURL(raw string) string {
 		return s
 	}
 	return q.Get("session_id")
+}
+
+// streamClosedByClient is accepted for stream_end as another spelling of
+// client_closed; writers write client_closed.
+const streamClosedByClient = "closed_by_client"
+
+// maxEventTimes bounds how many event times a record may give (far more
+// than any stream a logger keeps in one record).
+const maxEventTimes = 100000
+
+// eventTimes reads response.event_times: one RFC 3339 time (or null, for
+// unknown) per dispatched event of the stream, in order. Absent: none.
+func eventTimes(v gjson.Result) ([]time.Time, error) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil, nil
+	}
+	if !v.IsArray() {
+		return nil, lineErr(ReasonBadValue, `"http.response.event_times" must be an array of RFC 3339 times`)
+	}
+	var out []time.Time
+	var err error
+	v.ForEach(func(_, x gjson.Result) bool {
+		if len(out) == maxEventTimes {
+			return false // the rest stay unknown
+		}
+		var t time.Time
+		if x.Type != gjson.Null {
+			if t, err = parseTime(x, "http.response.event_times", false); err != nil {
+				return false
+			}
+		}
+		out = append(out, t)
+		return true
+	})
+	if err != nil {
+		return nil, lineErr(ReasonBadValue, "event %d: %s", len(out)+1, err.(*LineError).Detail)
+	}
+	return out, nil
 }

@@ -99,6 +99,13 @@ type Message struct {
 	// tolerant scan of Raw, which is not valid JSON; classify recovers an
 	// error code or isError from Raw when they survive, and nothing more.
 	Truncated bool
+	// At is when the message was sent (request-side messages, stdio frames)
+	// or arrived (response bodies and stream events), as the log states it;
+	// zero when the log does not say. Decoders fill it from the log's own
+	// timing (a wire log's event_times, a HAR entry's _eventSourceMessages,
+	// the end of the record for the last event of a POST's stream); the
+	// correlator orders a cancellation and a response by it.
+	At time.Time
 }
 
 // InBatch reports whether the message came from a JSON array body.
@@ -177,7 +184,10 @@ type HTTPEvidence struct {
 	SSE            bool   // a text/event-stream response
 	SSEEvents      int    // dispatched events with data
 	StreamEnd      string // how an SSE body ended
-	Failure        string // failure kind when no response came
+	// Failure is the failure kind when no response came; with Responded,
+	// why a body that is not an event stream did not arrive whole (a HAR
+	// entry with a status and an _error). A cut stream says so in StreamEnd.
+	Failure        string
 	FailureMessage string
 	RetryAfter     string // the response's Retry-After header
 	RespSessionID  string // Mcp-Session-Id set by the response

@@ -112,6 +112,9 @@ type WireResponse struct {
 	ContentType string         `json:"content_type,omitempty"`
 	Body        *string        `json:"body,omitempty"`
 	StreamEnd   string         `json:"stream_end,omitempty"`
+	// EventTimes says when each dispatched event of a text/event-stream
+	// body arrived (RFC 3339; nil for unknown), in order. Optional.
+	EventTimes []*string `json:"event_times,omitempty"`
 }
 
 // WireFailure replaces a response when none came.
