@@ -79,6 +79,7 @@ type Correlator struct {
 	Stats    Stats
 	tally    *parkTally // of the observation being added
 	flushing bool
+	holding  map[*conversation]struct{} // conversations holding rows for a same-id repeat (ids.go)
 
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
@@ -178,6 +179,12 @@ type conversation struct {
 	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
 	started  time.Time            // its first activity, in event time
 	cut      bool                 // closed by MaxHold while still active: its rows say so
+
+	// Ids (ids.go).
+	byFile     bool        // keyed by its source file: no session, no connection
+	inst       *instance   // the current client instance (a client's log without sessions)
+	sameIDHeld []*exchange // judged server rows waiting SameIDWindow for another attempt, in order
+	releaseDue bool        // some of sameIDHeld are due at this Mark
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -235,6 +242,12 @@ type exchange struct {
 	round        int32     // MRTR round, 1-based; 0 outside a chain
 	chain        *chain    // MRTR chain it belongs to, while the chain is open
 	lateResponse bool
+
+	// Ids (ids.go).
+	inst       int32            // the client instance that sent it (0 where conversations are not divided)
+	log        logKey           // the log of its latest request record
+	heldSameID bool             // judged, its row held for another attempt of its id
+	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -251,7 +264,7 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	if cv == nil {
 		lk := logOf(o)
 		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{},
-			lin: lk, session: o.SessionID, first: c.seq}
+			lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
 		c.convs[k] = cv
 		c.joinLog(cv, lk)
 		return cv
@@ -315,6 +328,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		c.close(old)
 	}
 	cv := c.conv(o)
+	c.releaseSameIDAt(cv, logOf(o), watermark) // rows whose same-id window this log has passed
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
@@ -426,6 +440,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 	}
 	for _, rq := range reqs {
 		ex := c.attach(cv, o, rq, false)
+		ex.log = logOf(o)
 		used++
 		at := classify.Attempt{Responded: h.Responded, Status: h.Status, Failure: h.Failure, ContentType: h.ContentType,
 			SSE: h.SSE, StreamEnd: h.StreamEnd, BodyRecorded: h.BodyRecorded, BodyEmpty: h.BodyEmpty}
@@ -595,12 +610,10 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
 	list := cv.byID[k]
-	var prev *exchange
-	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer {
-			prev = list[i]
-			break
-		}
+	inst := c.instanceOf(cv, o, m, fromServer, list)
+	prev := latestIn(list, fromServer, inst)
+	if prev != nil {
+		c.reopenSameID(cv, prev, o, m) // a held server row takes another attempt
 	}
 	retryOrigin, retryOf, basis := "none", "", ""
 	if prev != nil && prev.paramsHash == m.ParamsHash && m.ID.Valid() {
@@ -631,13 +644,14 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				prev.row.RetryOrigin, prev.row.RetryBasis = "unknown", schema.Str("same_id")
 				return prev
 			}
-			if failed, _ := prev.failedSoFar(); failed && (o.HTTP != nil || o.Trigger != "") {
+			if failed, _ := prev.failedSoFar(); (failed || sameRequestAgain(cv, prev, o)) && (o.HTTP != nil || o.Trigger != "") {
 				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.exID, "same_id"
 			}
 		}
 	}
+	conflict := idConflict(cv, list, m, fromServer, inst)
 	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{},
-		ref: exRef{c.seq, c.attachN}}
+		ref: exRef{c.seq, c.attachN}, inst: inst, log: logOf(o)}
 	c.attachN++
 	r := ex.row
 	r.ExchangeID = exchangeID(o.Pos, m)
@@ -666,6 +680,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	r.Scenario = schema.Str(o.Scenario)
 	r.Format = o.Format
 	r.Late = c.late
+	r.IDConflict = conflict
 	ex.truncated = m.Truncated
 	if o.ClientName != "" {
 		r.ClientName, r.ClientVersion = schema.Str(o.ClientName), schema.Str(o.ClientVersion)
@@ -851,6 +866,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	ex.final = true
 	cv.open--
+	c.keepUnjudged(cv, ex)
 	r := ex.row
 	version := ex.reqVersion
 	if version == "" {
@@ -949,6 +965,10 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
 		ex.requestState = gjson.GetBytes(v.Judged.Raw, "result.requestState").String()
 	}
+	if c.holdSameID(cv, ex) {
+		c.prune(cv) // written when no other attempt can come (ids.go)
+		return
+	}
 	c.emitChained(cv, ex)
 	// Once judged, keep only what later requests are matched against (the
 	// id, the hashes and the exchange id for retry_of).
@@ -1028,9 +1048,14 @@ func (c *Correlator) advance(m *Mark, final bool) {
 			}
 		}
 	}
+	closing = append(closing, c.sameIDDue(closing)...) // open ones with held rows due (ids.go)
 	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
 	for _, cv := range closing {
 		c.key = Key{Seq: m.Seq, Conv: cv.first}
+		if cv.releaseDue {
+			c.releaseDueSameID(cv)
+			continue
+		}
 		c.close(cv)
 	}
 }
@@ -1083,6 +1108,7 @@ func lowerTo(m map[string]int64, k string, v int64) {
 // log holds, held MRTR chains go out, responses that never found their
 // request are counted, and the conversation's state is dropped.
 func (c *Correlator) close(cv *conversation) {
+	c.releaseSameID(cv, nil)
 	c.flushing = true
 	for _, ex := range cv.openList {
 		c.finish(cv, ex)

@@ -1,0 +1,375 @@
+package correlate
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"mcptrace/schema"
+)
+
+// This file holds who a request belongs to and when the same id is the same
+// request: client instances of a conversation without a session, the
+// server's view of an id POSTed again in a session, and id conflicts. The
+// rules are stated in doc.go ("Conversations", "Pairing").
+
+// SameIDWindow is how long, in its log's event time, a server-side row of
+// a session (before 2026-07-28) waits after it was answered before it is
+// written: a POST of the same id with the same params within it is
+// another attempt of the same request and joins the row (post_count,
+// http_statuses). A client that did not get the answer (a proxy's 502, a
+// connection lost on the way back, its own timeout) sends it again within
+// seconds or after its request timeout, typically a minute.
+const SameIDWindow = 2 * time.Minute
+
+// instance is one client instance of a conversation without a session:
+// one process's run of requests, from its first request (or handshake)
+// until the next instance starts.
+type instance struct {
+	n     int32     // its number in the conversation; exchanges carry it
+	sent  int       // client requests it has sent
+	hi    int64     // the highest integer id it has sent
+	hasHi bool      // it has sent an integer id
+	hiAt  time.Time // when the request with id hi started
+}
+
+// tracksInstances says whether a conversation is divided into client
+// instances for id matching: a client's log without a session id (2026-07-28
+// traffic, or a log that does not record one). A session is one instance;
+// a server's log without sessions interleaves many clients, whose id
+// sequences cannot be told apart.
+func (cv *conversation) tracksInstances() bool {
+	return cv.session == "" && cv.lin.side == schema.SideClient
+}
+
+// targetOf names the server a request went to, as far as the record says:
+// the server's name the logger gives, else the URL without its query.
+func targetOf(o *schema.Observation) string {
+	if o.ServerName != "" || o.HTTP == nil {
+		return o.ServerName
+	}
+	u := o.HTTP.URL
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return u
+}
+
+// intID returns an id's value when it is an integer that fits in 64 bits.
+func intID(id schema.ID) (int64, bool) {
+	if id.Type != schema.IDNumber {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(id.Text, 10, 64)
+	return n, err == nil
+}
+
+// isHandshake: the request a client instance starts with (initialize
+// before 2026-07-28, server/discover in 2026-07-28).
+func isHandshake(method string) bool { return method == "initialize" || method == "server/discover" }
+
+// latestIn returns the latest request of list sent in one direction by one
+// instance.
+func latestIn(list []*exchange, fromServer bool, inst int32) *exchange {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i].fromServer == fromServer && list[i].inst == inst {
+			return list[i]
+		}
+	}
+	return nil
+}
+
+// repeatOf says whether a request is the same request as prev sent again
+// (same id, same params) while prev has not succeeded: an SDK re-POST, a
+// frame written twice, or the log's trigger naming who repeated it. The
+// rules of attach then apply to it.
+func repeatOf(prev *exchange, m *schema.Message) bool {
+	if prev == nil || prev.paramsHash != m.ParamsHash || !m.ID.Valid() {
+		return false
+	}
+	failed, _ := prev.failedSoFar()
+	return !prev.final || failed
+}
+
+// instanceOf returns the client instance a request belongs to (0 in
+// conversations that are not divided), starting a new instance when the
+// request shows one: a handshake (initialize, server/discover) whose id
+// does not carry on the instance's sequence, or an integer id lower than
+// one the instance sent before it (its sequence started again) that is
+// not held by a request still in flight. The same request sent again
+// (repeatOf) never starts one.
+func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool, list []*exchange) int32 {
+	if !cv.tracksInstances() {
+		return 0
+	}
+	in := cv.inst
+	if in == nil {
+		in = &instance{}
+		cv.inst = in
+	}
+	if fromServer {
+		return in.n // a request of the server, answered by this instance
+	}
+	id, isInt := intID(m.ID)
+	if in.sent > 0 && !repeatOf(latestIn(list, false, in.n), m) {
+		fresh := false
+		switch {
+		case isHandshake(m.Method):
+			fresh = !isInt || !in.hasHi || id <= in.hi
+		case isInt && in.hasHi && id < in.hi && in.hiAt.Before(o.Time):
+			fresh = !slices.ContainsFunc(list, func(ex *exchange) bool {
+				return !ex.fromServer && ex.inst == in.n && ex.inFlight(cv)
+			})
+		}
+		if fresh {
+			in = &instance{n: in.n + 1}
+			cv.inst = in
+		}
+	}
+	in.sent++
+	if isInt && (!in.hasHi || id > in.hi) {
+		in.hi, in.hasHi, in.hiAt = id, true, o.Time
+	}
+	return in.n
+}
+
+// versionOf is the protocol version an exchange was sent under.
+func (ex *exchange) versionOf(cv *conversation) string {
+	if ex.reqVersion != "" {
+		return ex.reqVersion
+	}
+	return cv.version
+}
+
+// idsUniquePerSession: before 2026-07-28 an id is never reused within a
+// session; from 2026-07-28 it need only differ from the requests in
+// flight.
+func idsUniquePerSession(version string) bool { return version < "2026-07-28" }
+
+// inFlight says whether a request is still awaiting its response: not
+// judged, and either nothing says how its sending went (stdio, a request
+// of the server, a frame whose POST is logged later) or the server took it
+// and the response is still to come (202, or before 2026-07-28 an event
+// stream that ended without it: resumable). A request whose last attempt
+// failed (an error status, no response, in 2026-07-28 a closed stream) is
+// not in flight; it may be sent again.
+func (ex *exchange) inFlight(cv *conversation) bool {
+	if ex.final {
+		return false
+	}
+	n := len(ex.attempts)
+	if n == 0 {
+		return true
+	}
+	at := &ex.attempts[n-1]
+	switch {
+	case !at.Responded || at.Status < 200 || at.Status > 299:
+		return false
+	case at.Status == 202:
+		return true
+	case at.SSE:
+		return idsUniquePerSession(ex.versionOf(cv))
+	}
+	return false
+}
+
+// checksIDConflicts says whether the requests of a conversation come from
+// one sender each way, so that an id reused while in flight is a conflict:
+// a client's log, or a server's conversation keyed by a session or a
+// connection (a server's log without either interleaves many clients,
+// whose ids collide by nature).
+func (cv *conversation) checksIDConflicts() bool {
+	return cv.lin.side == schema.SideClient || !cv.byFile
+}
+
+// idConflict says whether a new request takes the id of a different
+// request (other params) of the same sender and instance still in flight.
+func idConflict(cv *conversation, list []*exchange, m *schema.Message, fromServer bool, inst int32) bool {
+	if !m.ID.Valid() || !cv.checksIDConflicts() {
+		return false
+	}
+	return slices.ContainsFunc(list, func(ex *exchange) bool {
+		return ex.fromServer == fromServer && ex.inst == inst && ex.paramsHash != m.ParamsHash && ex.inFlight(cv)
+	})
+}
+
+// sameRequestAgain: on the server's side of a session before 2026-07-28, a
+// request with the id and params of an earlier one is that request sent
+// again, even after it was answered (the client may never have got the
+// answer): an SDK-level repeat, retry_basis same_id.
+func sameRequestAgain(cv *conversation, prev *exchange, o *schema.Observation) bool {
+	return cv.lin.side == schema.SideServer && cv.session != "" && o.HTTP != nil && !prev.fromServer &&
+		idsUniquePerSession(prev.versionOf(cv))
+}
+
+// mayHoldSameID says whether a judged exchange waits SameIDWindow for
+// another attempt of its id before it is written: a client request on the
+// server's side of a session before 2026-07-28, carried by HTTP.
+func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
+	return !c.flushing && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin.side == schema.SideServer &&
+		cv.session != "" && idsUniquePerSession(ex.versionOf(cv))
+}
+
+// keepUnjudged keeps, before an exchange is judged, its row as it was, so
+// that another attempt can reopen it (finish calls it first).
+func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
+	if c.mayHoldSameID(cv, ex) {
+		pre := *ex.row
+		ex.unjudged = &pre
+	}
+}
+
+// holdSameID holds a judged exchange (finish calls it instead of writing
+// the row) when it may still get another attempt of its id.
+func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
+	if ex.unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.row.SessionExpired {
+		ex.unjudged = nil
+		return false
+	}
+	ex.heldSameID = true
+	cv.sameIDHeld = append(cv.sameIDHeld, ex)
+	if c.holding == nil {
+		c.holding = map[*conversation]struct{}{}
+	}
+	c.holding[cv] = struct{}{}
+	return true
+}
+
+// reopenSameID takes a held exchange back for another attempt: the same id
+// and params POSTed again in its session, logged in the same log, within
+// SameIDWindow of its answer (add has released what is older). Its row
+// goes back to how it was before it was judged; the attempt is added to
+// it and it is judged again on all of them.
+func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Observation, m *schema.Message) {
+	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log {
+		return
+	}
+	c.unhold(cv, prev)
+	*prev.row = *prev.unjudged
+	prev.unjudged = nil
+	prev.final, prev.response, prev.lateResponse = false, nil, false
+	cv.open++
+	if !slices.Contains(cv.openList, prev) {
+		cv.openList = append(cv.openList, prev)
+	}
+}
+
+// unhold removes an exchange from its conversation's held rows.
+func (c *Correlator) unhold(cv *conversation, ex *exchange) {
+	ex.heldSameID = false
+	if i := slices.Index(cv.sameIDHeld, ex); i >= 0 {
+		cv.sameIDHeld = slices.Delete(cv.sameIDHeld, i, i+1)
+	}
+	if len(cv.sameIDHeld) == 0 {
+		delete(c.holding, cv)
+	}
+}
+
+// releaseSameID writes the held rows of a conversation whose window has
+// is due (all of them when due is nil), in the order they were held.
+func (c *Correlator) releaseSameID(cv *conversation, due func(ex *exchange) bool) {
+	if len(cv.sameIDHeld) == 0 {
+		return
+	}
+	var out []*exchange
+	keep := cv.sameIDHeld[:0]
+	for _, ex := range cv.sameIDHeld {
+		if due == nil || due(ex) {
+			out = append(out, ex)
+		} else {
+			keep = append(keep, ex)
+		}
+	}
+	clear(cv.sameIDHeld[len(keep):])
+	cv.sameIDHeld = keep
+	if len(keep) == 0 {
+		delete(c.holding, cv)
+	}
+	for _, ex := range out {
+		ex.heldSameID, ex.unjudged = false, nil
+		c.emitChained(cv, ex)
+		ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
+	}
+}
+
+// releaseSameIDAt writes the held rows of cv whose window has passed by
+// the time of log lk (a record of cv in that log at watermark, or a Mark).
+func (c *Correlator) releaseSameIDAt(cv *conversation, lk logKey, now time.Time) {
+	if now.IsZero() {
+		return
+	}
+	c.releaseSameID(cv, func(ex *exchange) bool { return ex.log == lk && now.Sub(ex.endedAt) > SameIDWindow })
+}
+
+// sameIDDue returns the open conversations, not among closing, that hold
+// rows whose window has passed by their logs' time (at a Mark), marked for
+// release.
+func (c *Correlator) sameIDDue(closing []*conversation) []*conversation {
+	var due []*conversation
+	for cv := range c.holding {
+		if slices.Contains(closing, cv) {
+			continue
+		}
+		if slices.ContainsFunc(cv.sameIDHeld, func(ex *exchange) bool {
+			t := c.clocks.now(ex.log)
+			return !t.IsZero() && t.Sub(ex.endedAt) > SameIDWindow
+		}) {
+			cv.releaseDue = true
+			due = append(due, cv)
+		}
+	}
+	return due
+}
+
+// releaseDueSameID writes the rows of a conversation marked by sameIDDue.
+func (c *Correlator) releaseDueSameID(cv *conversation) {
+	cv.releaseDue = false
+	c.releaseSameID(cv, func(ex *exchange) bool {
+		t := c.clocks.now(ex.log)
+		return !t.IsZero() && t.Sub(ex.endedAt) > SameIDWindow
+	})
+}
+
+// basisNextInstance is the retry_basis of a call repeated by a later
+// instance of a client without sessions.
+const basisNextInstance = "same_call_next_instance"
+
+// laterInstance says whether a client request, the first of its call in
+// its conversation, repeats p, a request of an earlier conversation of the
+// same client log where neither has a session: the new conversation (a
+// new connection of the log) began with a handshake, after the earlier
+// one's latest request (the client started again), the same client as far
+// as the log says, the same target, within RetryWindow. Conversations that
+// overlap in time (a pool of connections) or one that starts without a
+// handshake (another connection of the same running client, or a
+// separate run that the log does not relate) are not linked, nor is the
+// handshake itself (it is what says the client started again).
+func laterInstance(p *linkEx, cv *linkConv, ev *linkEvent) bool {
+	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.state.client, ev.conv.client) &&
+		p.target == ev.target && !cv.firstStart.Before(p.conv.lastStart) && ev.time.Sub(p.startedAt) <= RetryWindow
+}
+
+// noteFailed keeps a sessionless conversation with a failed request in
+// Linker.earlier (its LowWater) while a later instance may still repeat it.
+func (l *Linker) noteFailed(x *linkEx) {
+	if x.state.failed && x.conv.session == "" && !x.conv.repeatable {
+		x.conv.repeatable = true
+		l.earlier = append(l.earlier, x.conv)
+	}
+}
+
+// forgetEarlier drops from Linker.earlier the conversations whose latest
+// request is RetryWindow behind their log's time.
+func (l *Linker) forgetEarlier() {
+	keep := l.earlier[:0]
+	for _, cv := range l.earlier {
+		if l.clocks.now(cv.log).Sub(cv.lastStart) <= RetryWindow {
+			keep = append(keep, cv)
+		} else {
+			cv.repeatable = false
+		}
+	}
+	clear(l.earlier[len(keep):])
+	l.earlier = keep
+}
