@@ -649,7 +649,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 			}
 		}
 	}
-	conflict := idConflict(cv, list, m, fromServer, inst)
+	conflict := idConflict(cv, list, m, o, fromServer, inst)
 	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{},
 		ref: exRef{c.seq, c.attachN}, inst: inst, log: logOf(o)}
 	c.attachN++

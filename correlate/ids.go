@@ -183,14 +183,32 @@ func (cv *conversation) checksIDConflicts() bool {
 	return cv.lin.side == schema.SideClient || !cv.byFile
 }
 
-// idConflict says whether a new request takes the id of a different
-// request (other params) of the same sender and instance still in flight.
-func idConflict(cv *conversation, list []*exchange, m *schema.Message, fromServer bool, inst int32) bool {
+// idConflict says whether a new request (its record from start to end)
+// and a different request (other params) of the same sender and instance
+// with the same id were open at the same time: one started while the
+// other was open. An exchange is open from its start until it was
+// answered (endedAt), or, not judged yet, for as long as it is in flight,
+// else until its last attempt ended. Records are written when they end,
+// so the earlier request may come second: the pair is found either way,
+// and the row of the two that comes second in the log is the one flagged.
+func idConflict(cv *conversation, list []*exchange, m *schema.Message, o *schema.Observation, fromServer bool, inst int32) bool {
 	if !m.ID.Valid() || !cv.checksIDConflicts() {
 		return false
 	}
+	start, end := o.Time, o.EndOrStart()
 	return slices.ContainsFunc(list, func(ex *exchange) bool {
-		return ex.fromServer == fromServer && ex.inst == inst && ex.paramsHash != m.ParamsHash && ex.inFlight(cv)
+		if ex.fromServer != fromServer || ex.inst != inst || ex.paramsHash == m.ParamsHash {
+			return false
+		}
+		exEnd, open := ex.endedAt, false
+		if !ex.final {
+			if open = ex.inFlight(cv); !open {
+				exEnd = ex.lastEnd
+			}
+		}
+		startedWhileOpen := !start.Before(ex.startedAt) && (open || start.Before(exEnd))
+		openedWhileOpen := ex.startedAt.After(start) && ex.startedAt.Before(end)
+		return startedWhileOpen || openedWhileOpen
 	})
 }
 
