@@ -80,6 +80,7 @@ type Correlator struct {
 	tally    *parkTally // of the observation being added
 	flushing bool
 	holding  map[*conversation]struct{} // conversations holding rows for a same-id repeat (ids.go)
+	marks    markCount                  // Marks with the same Seq, for Key.Again
 
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
@@ -1029,6 +1030,7 @@ func (c *Correlator) advance(m *Mark, final bool) {
 		period = c.MaxHold
 	}
 	due := c.clocks.apply(m, period)
+	again := c.marks.next(m)
 	var closing []*conversation
 	if final {
 		for _, cv := range c.convs {
@@ -1051,7 +1053,7 @@ func (c *Correlator) advance(m *Mark, final bool) {
 	closing = append(closing, c.sameIDDue(closing)...) // open ones with held rows due (ids.go)
 	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
 	for _, cv := range closing {
-		c.key = Key{Seq: m.Seq, Conv: cv.first}
+		c.key = Key{Seq: m.Seq, Again: again, Conv: cv.first}
 		if cv.releaseDue {
 			c.releaseDueSameID(cv)
 			continue

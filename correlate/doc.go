@@ -90,8 +90,8 @@
 //     retry_basis same_id, and a tool so run twice ran twice. For that a
 //     server row of a session waits, once answered, SameIDWindow (2
 //     minutes) of its log's event time before it is written; a repeat
-//     logged in the same log within it joins the row and is judged with
-//     it (on its last attempt). A repeat after the row was written is a
+//     logged in the same log, started within it, joins the row and is
+//     judged with it (on its last attempt). A repeat after the row was written is a
 //     new row with retry_origin sdk, retry_basis same_id and retry_of the
 //     first. The same id with other params in one session breaks the
 //     protocol (the client's fault): it is a new exchange, flagged
@@ -245,16 +245,19 @@
 //	linker's rows -> merger.Add; merger.Advance(m) (merger.Finish())
 //
 // Order keys (Key, order.go): an item emitted by Add(o) is keyed {o.Seq,
-// 0, n}; one emitted by Advance(m) or Finish(m), when a conversation
-// closes, {m.Seq, the conversation's first Seq, n}; n counts from 0 within
-// that Add or that conversation's close. Keys are unique in a run and
+// 0, 0, n}; one emitted by Advance(m) or Finish(m), when a conversation
+// closes or its held server rows are due, {m.Seq, a, the conversation's
+// first Seq, n}, a counting the earlier Marks with the same Seq (a quiet
+// stream's Marks, the final Mark after the last round's); n counts from 0
+// within that Add or that conversation's part of that Mark. Keys are
+// unique in a run and
 // strictly increase along each correlator's output (Advance and Finish
 // close conversations in the order of their first Seq, never in map
 // order), so a k-way merge of the shards' outputs gives the same sequence
 // whatever the number of shards, and so do the Linker's and the Merger's
 // outputs. The Linker's rows keep their item's key, or take the releasing
-// initialize's key ({m.Seq, MaxInt64, 0} when Advance or Finish releases
-// them): non-decreasing. The Merger writes rows in arrival order, a merged
+// initialize's key ({m.Seq, a, MaxInt64, 0} when Advance or Finish
+// releases them): non-decreasing. The Merger writes rows in arrival order, a merged
 // pair at the client row's place.
 //
 // Time is the logs' own (event time), never the wall clock: the Clock, run
@@ -304,10 +307,11 @@
 // SameIDWindow of its log's time after it was answered (at the first record
 // of its conversation in that log, or Mark, past it), or when its
 // conversation ends, whichever is first: until then another attempt of its
-// id may join it. Whether it joins depends only on the log (the newest
-// time of that log before the repeat's record, its watermark, is within
-// the window), never on the number of shards or on where the Marks fall;
-// the Marks only decide when the row is written.
+// id may join it. Whether it joins depends only on the log (the repeat
+// started within the window, and the newest time of that log before the
+// repeat's record, its watermark, is within it too), never on the number
+// of shards or on where the Marks fall; the Marks only decide when the row
+// is written.
 //
 // # Columns filled here
 //

@@ -255,12 +255,14 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 }
 
 // reopenSameID takes a held exchange back for another attempt: the same id
-// and params POSTed again in its session, logged in the same log, within
-// SameIDWindow of its answer (add has released what is older). Its row
-// goes back to how it was before it was judged; the attempt is added to
-// it and it is judged again on all of them.
+// and params POSTed again in its session, logged in the same log, started
+// within SameIDWindow of its answer, while it is still held (add released
+// it at this record if the log's time before the record, its watermark,
+// had passed the window). Its row goes back to how it was before it was
+// judged; the attempt is added to it and it is judged again on all of them.
 func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Observation, m *schema.Message) {
-	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log {
+	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log ||
+		o.Time.Sub(prev.endedAt) > SameIDWindow {
 		return
 	}
 	c.unhold(cv, prev)

@@ -146,8 +146,8 @@ func (c *Correlator) tellConv(cv *conversation) {
 type Row struct {
 	// Key orders rows: a row that went through at once keeps its item's
 	// key; a held row takes the key of what released it (the initialize's
-	// item, or Key{Seq: Mark.Seq, Conv: math.MaxInt64} for Advance and
-	// Finish). Keys do not decrease along the Linker's output; they are not
+	// item, or Key{Seq: Mark.Seq, Again: a, Conv: math.MaxInt64} for
+	// Advance and Finish). Keys do not decrease along the Linker's output; they are not
 	// unique.
 	Key Key
 	// Conv is the Seq of the first observation of the row's conversation:
@@ -186,6 +186,7 @@ type Linker struct {
 	expired []*linkConv         // expired conversations whose requests a next session may still repeat
 	earlier []*linkConv         // sessionless conversations with a failed request a next instance may still repeat (ids.go)
 	clocks  logClocks
+	marks   markCount // Marks with the same Seq, for Key.Again
 }
 
 type linkLog struct {
@@ -424,6 +425,7 @@ func (l *Linker) releaseExpired(at Key, lk logKey, client string) {
 // time is IdleTimeout past them go out with reinitialized false.
 func (l *Linker) Advance(m Mark) {
 	due := l.clocks.apply(&m, l.IdleTimeout)
+	again := l.marks.next(&m)
 	for _, lk := range due {
 		cutoff := l.clocks.now(lk).Add(-l.IdleTimeout)
 		keep := l.held[:0]
@@ -431,7 +433,7 @@ func (l *Linker) Advance(m Mark) {
 			if h.log == lk && h.row.Exchange.EndedAt.Before(cutoff) {
 				f := false
 				h.row.Exchange.Reinitialized = &f
-				h.row.Key = Key{Seq: m.Seq, Conv: math.MaxInt64}
+				h.row.Key = Key{Seq: m.Seq, Again: again, Conv: math.MaxInt64}
 				l.emit(h.row)
 				continue
 			}
@@ -456,10 +458,11 @@ func (l *Linker) Advance(m Mark) {
 // arrived.
 func (l *Linker) Finish(m Mark) {
 	l.clocks.apply(&m, 0)
+	again := l.marks.next(&m)
 	for _, h := range l.held {
 		f := false
 		h.row.Exchange.Reinitialized = &f
-		h.row.Key = Key{Seq: m.Seq, Conv: math.MaxInt64}
+		h.row.Key = Key{Seq: m.Seq, Again: again, Conv: math.MaxInt64}
 		l.emit(h.row)
 	}
 	l.held = nil

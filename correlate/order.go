@@ -41,8 +41,10 @@ func ShardKey(o *schema.Observation) uint64 {
 //   - an item emitted while a correlator Adds observation o has Key{Seq:
 //     o.Seq, Conv: 0, N: n}, n counting the items of that Add from 0;
 //   - an item emitted by Advance(m) or Finish(m) (a conversation closed on
-//     idle time or at the end) has Key{Seq: m.Seq, Conv: the Seq of the
-//     conversation's first observation, N: n}, n counting that
+//     idle time or at the end, rows whose wait is over) has Key{Seq: m.Seq,
+//     Again: a, Conv: the Seq of the conversation's first observation, N:
+//     n}, a counting the earlier Marks with the same Seq (a quiet stream's
+//     Marks, the final Mark after the last round's), n counting that
 //     conversation's items of that call from 0.
 //
 // Keys are unique in a run (Seq values are unique, a conversation lives in
@@ -50,17 +52,36 @@ func ShardKey(o *schema.Observation) uint64 {
 // a k-way merge of the shards' outputs by Key (Less) gives one order that
 // does not depend on how conversations were spread over shards.
 type Key struct {
-	Seq  int64
-	Conv int64
-	N    int32
+	Seq   int64
+	Again int32 // Marks with the same Seq before the one that emitted it
+	Conv  int64
+	N     int32
 }
 
-// Less orders keys: by Seq, then Conv, then N.
+// Less orders keys: by Seq, then Again, then Conv, then N.
 func (k Key) Less(o Key) bool { return k.Compare(o) < 0 }
 
 // Compare returns -1, 0 or +1 as k sorts before, with or after o.
 func (k Key) Compare(o Key) int {
-	return cmp.Or(cmp.Compare(k.Seq, o.Seq), cmp.Compare(k.Conv, o.Conv), cmp.Compare(k.N, o.N))
+	return cmp.Or(cmp.Compare(k.Seq, o.Seq), cmp.Compare(k.Again, o.Again), cmp.Compare(k.Conv, o.Conv), cmp.Compare(k.N, o.N))
+}
+
+// markCount counts the Marks with the same Seq a consumer was given (every
+// consumer is given every Mark, so every one counts the same).
+type markCount struct {
+	seq  int64
+	n    int32
+	seen bool
+}
+
+// next takes in a Mark and returns how many Marks with its Seq came before.
+func (mc *markCount) next(m *Mark) int32 {
+	if mc.seen && m.Seq == mc.seq {
+		mc.n++
+	} else {
+		mc.seq, mc.n, mc.seen = m.Seq, 0, true
+	}
+	return mc.n
 }
 
 // logKey names a log: the side, format and source of its observations
