@@ -240,6 +240,7 @@
 // The wiring (drive_test.go is the reference; every arrow in input order):
 //
 //	sequencer: o.Seq = 1, 2, ...; clock.Stamp(o); shard[ShardKey(o) % n].Add(o)
+//	           after an input's last observation (a file read to its end): clock.End(source)
 //	every round: m := clock.Mark(last Seq); every shard: Advance(m) (Finish(m) at the end)
 //	merge the round's items of all shards by Key -> linker.Add; linker.Advance(m) (Finish(m))
 //	linker's rows -> merger.Add; merger.Advance(m) (merger.Finish())
@@ -305,8 +306,9 @@
 // still open then is judged on what the log holds (NO_RESPONSE, UNKNOWN, ...).
 // A final row of a server's session before 2026-07-28 is written
 // SameIDWindow of its log's time after it was answered (at the first record
-// of its conversation in that log, or Mark, past it), or when its
-// conversation ends, whichever is first: until then another attempt of its
+// of its conversation in that log, or Mark, past it), at the first Mark
+// after its log's input ended (Clock.End), or when its conversation ends,
+// whichever is first: until then another attempt of its
 // id may join it. Whether it joins depends only on the log (the repeat
 // started within the window, and the newest time of that log before the
 // repeat's record, its watermark, is within it too), never on the number

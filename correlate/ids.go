@@ -323,18 +323,14 @@ func (c *Correlator) releaseSameIDAt(cv *conversation, lk logKey, now time.Time)
 }
 
 // sameIDDue returns the open conversations, not among closing, that hold
-// rows whose window has passed by their logs' time (at a Mark), marked for
-// release.
+// rows due at a Mark (dueAtMark), marked for release.
 func (c *Correlator) sameIDDue(closing []*conversation) []*conversation {
 	var due []*conversation
 	for cv := range c.holding {
 		if slices.Contains(closing, cv) {
 			continue
 		}
-		if slices.ContainsFunc(cv.sameIDHeld, func(ex *exchange) bool {
-			t := c.clocks.now(ex.log)
-			return !t.IsZero() && t.Sub(ex.endedAt) > SameIDWindow
-		}) {
+		if slices.ContainsFunc(cv.sameIDHeld, c.dueAtMark) {
 			cv.releaseDue = true
 			due = append(due, cv)
 		}
@@ -342,13 +338,17 @@ func (c *Correlator) sameIDDue(closing []*conversation) []*conversation {
 	return due
 }
 
+// dueAtMark says whether a held row is due at the Mark just applied: its
+// log's time is past its window, or its log has ended (Clock.End).
+func (c *Correlator) dueAtMark(ex *exchange) bool {
+	t := c.clocks.now(ex.log)
+	return c.clocks.ended(ex.log) || (!t.IsZero() && t.Sub(ex.endedAt) > SameIDWindow)
+}
+
 // releaseDueSameID writes the rows of a conversation marked by sameIDDue.
 func (c *Correlator) releaseDueSameID(cv *conversation) {
 	cv.releaseDue = false
-	c.releaseSameID(cv, func(ex *exchange) bool {
-		t := c.clocks.now(ex.log)
-		return !t.IsZero() && t.Sub(ex.endedAt) > SameIDWindow
-	})
+	c.releaseSameID(cv, c.dueAtMark)
 }
 
 // basisNextInstance is the retry_basis of a call repeated by a later

@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -609,5 +612,99 @@ func TestInstancesAndSameIDShardIndependent(t *testing.T) {
 	}
 	if late != 3 {
 		t.Errorf("%d late repeats with retry_of, want 3:\n%s", late, strings.Join(want, "\n"))
+	}
+}
+
+// TestInstancesSampleLinks checks the links table of
+// samples/instances/README.md: the line each retry_of points at.
+func TestInstancesSampleLinks(t *testing.T) {
+	b, err := os.ReadFile("../samples/instances/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i, j := strings.Index(text, "<!-- links:begin -->"), strings.Index(text, "<!-- links:end -->")
+	if i < 0 || j < i {
+		t.Fatal("no links table in samples/instances/README.md")
+	}
+	obs := decodeSamples(t, []string{"../samples/instances/client.ndjson", "../samples/instances/server.ndjson"})
+	rows := perLog(obs)
+	lineOf := map[string]int64{}
+	for _, r := range rows {
+		lineOf[r.ExchangeID] = r.SourceLine
+	}
+	n := 0
+	for _, l := range strings.Split(text[i:j], "\n") {
+		c := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
+		if len(c) != 4 || strings.Contains(l, "---") || strings.Contains(l, "retry_of") {
+			continue
+		}
+		for k := range c {
+			c[k] = strings.TrimSpace(c[k])
+		}
+		line, _ := strconv.ParseInt(c[1], 10, 64)
+		var found *schema.Exchange
+		for k := range rows {
+			r := &rows[k]
+			if "instances/"+filepath.Base(r.Source) == c[0] && r.SourceLine == line && optS(r.JSONRPCID) == c[2] {
+				found = r
+			}
+		}
+		if found == nil {
+			t.Errorf("%s:%d id %s: no such exchange", c[0], line, c[2])
+			continue
+		}
+		got := "none"
+		if found.RetryOf != nil {
+			got = strconv.FormatInt(lineOf[*found.RetryOf], 10)
+		}
+		if got != c[3] {
+			t.Errorf("%s:%d id %s: retry_of line %s, want %s", c[0], line, c[2], got, c[3])
+		}
+		n++
+	}
+	if n < 5 {
+		t.Fatalf("only %d rows in the links table", n)
+	}
+}
+
+// A held server row waits for its own log's time, not the run's: another
+// log moving on does not write it; its input ending (Clock.End) does, at
+// the next Mark, before Finish.
+func TestClockEndWritesHeldRows(t *testing.T) {
+	for _, end := range []bool{false, true} {
+		l := newTLog(t)
+		s := l.server("server.ndjson", "sess-9", v2025)
+		s.post(0, 800*ms, callOf(4, "get_balance", `{}`), 200, ok(4))
+		c := l.client("agent.ndjson", "run-1", v2026)
+		c.post(10*time.Minute, 50*ms, callOf(1, "read_file", `{"path":"a"}`), 200, ok(1))
+		clock := correlate.NewClock()
+		rows := 0
+		sh := correlate.NewShard(func(it correlate.Item) {
+			if it.IsRow() {
+				rows++
+			}
+		})
+		sh.IdleTimeout = sampleIdle
+		for i, o := range l.obs {
+			o.Seq = int64(i + 1)
+			clock.Stamp(o)
+			if end && i == 0 {
+				clock.End("server.ndjson")
+			}
+			sh.Add(o)
+			sh.Advance(clock.Mark(o.Seq))
+		}
+		want := 1 // the client's row; the server's still waits
+		if end {
+			want = 2
+		}
+		if rows != want {
+			t.Errorf("End %v: %d rows before Finish, want %d", end, rows, want)
+		}
+		sh.Finish(clock.Mark(int64(len(l.obs))))
+		if rows != 2 {
+			t.Errorf("End %v: %d rows after Finish", end, rows)
+		}
 	}
 }

@@ -99,8 +99,9 @@ func (a logKey) compare(b logKey) int {
 }
 
 type logTime struct {
-	log logKey
-	now time.Time
+	log   logKey
+	now   time.Time
+	ended bool // the log's input has no more records (Clock.End)
 }
 
 // Clock is a run's event-time clock, kept by the one goroutine that sees
@@ -111,6 +112,7 @@ type logTime struct {
 type Clock struct {
 	logs    map[logKey]time.Time
 	changed map[logKey]bool
+	ended   map[logKey]bool
 	now     time.Time
 }
 
@@ -164,6 +166,24 @@ func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 	}
 }
 
+// End says that an input has no more records (a file read to its end):
+// the logs of that source (Position.Source) are marked ended in the next
+// Mark, and what their consumers hold only in case a later record of the
+// same log comes (server rows waiting SameIDWindow for a same-id repeat)
+// is written then instead of at Finish. Streams never end; their quiet is
+// Pass.
+func (k *Clock) End(source string) {
+	for lk := range k.logs {
+		if lk.source == source && !k.ended[lk] {
+			if k.ended == nil {
+				k.ended = map[logKey]bool{}
+			}
+			k.ended[lk] = true
+			k.changed[lk] = true
+		}
+	}
+}
+
 // Mark closes a round at seq: every observation with Seq <= seq has been
 // stamped (and routed). It returns the Mark every correlator, the Linker
 // and the Merger are then advanced with. Marks carry what changed since
@@ -173,7 +193,7 @@ func (k *Clock) Mark(seq int64) Mark {
 	if len(k.changed) > 0 {
 		m.logs = make([]logTime, 0, len(k.changed))
 		for lk := range k.changed {
-			m.logs = append(m.logs, logTime{lk, k.logs[lk]})
+			m.logs = append(m.logs, logTime{lk, k.logs[lk], k.ended[lk]})
 		}
 		slices.SortFunc(m.logs, func(a, b logTime) int { return a.log.compare(b.log) })
 		clear(k.changed)
@@ -200,6 +220,7 @@ type logClocks struct {
 type logClock struct {
 	now       time.Time
 	lastSweep time.Time
+	ended     bool
 }
 
 func (lc *logClocks) get(k logKey) *logClock {
@@ -224,12 +245,21 @@ func (lc *logClocks) apply(m *Mark, idle time.Duration) []logKey {
 		if lt.now.After(c.now) {
 			c.now = lt.now
 		}
+		c.ended = c.ended || lt.ended
 		if idle > 0 && c.now.Sub(c.lastSweep) >= idle/10 {
 			c.lastSweep = c.now
 			due = append(due, lt.log)
 		}
 	}
 	return due
+}
+
+// ended says whether a log's input has no more records (Clock.End).
+func (lc *logClocks) ended(k logKey) bool {
+	if c := lc.logs[k]; c != nil {
+		return c.ended
+	}
+	return false
 }
 
 // now is the newest event time of a log (zero when unknown).
