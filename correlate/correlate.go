@@ -79,8 +79,11 @@ type Correlator struct {
 	Stats    Stats
 	tally    *parkTally // of the observation being added
 	flushing bool
-	holding  map[*conversation]struct{} // conversations holding rows for a same-id repeat (ids.go)
-	marks    markCount                  // Marks with the same Seq, for Key.Again
+	marks    markCount // Marks with the same Seq, for Key.Again
+
+	// Ids (ids.go).
+	heldByLog map[logKey]*heldHeap // server rows held for a same-id repeat, by log
+	wm        time.Time            // the watermark of the observation being added
 
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
@@ -184,8 +187,11 @@ type conversation struct {
 	// Ids (ids.go).
 	byFile     bool        // keyed by its source file: no session, no connection
 	inst       *instance   // the current client instance (a client's log without sessions)
-	sameIDHeld []*exchange // judged server rows waiting SameIDWindow for another attempt, in order
-	releaseDue bool        // some of sameIDHeld are due at this Mark
+	sameIDHeld []*exchange // judged server rows waiting SameIDWindow for another attempt, in order (and stale ones)
+	nHeld      int         // how many of sameIDHeld are held
+	holdN      int64       // rows held so far: their holdSeq
+	dueRows    []*exchange // held rows due at the Mark being applied
+	closingNow bool        // closes at the Mark being applied
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -248,6 +254,7 @@ type exchange struct {
 	inst       int32            // the client instance that sent it (0 where conversations are not divided)
 	log        logKey           // the log of its latest request record
 	heldSameID bool             // judged, its row held for another attempt of its id
+	holdSeq    int64            // its place among its conversation's held rows
 	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
 }
 
@@ -329,7 +336,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		c.close(old)
 	}
 	cv := c.conv(o)
-	c.releaseSameIDAt(cv, logOf(o), watermark) // rows whose same-id window this log has passed
+	c.wm = watermark
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
@@ -1050,15 +1057,20 @@ func (c *Correlator) advance(m *Mark, final bool) {
 			}
 		}
 	}
-	closing = append(closing, c.sameIDDue(closing)...) // open ones with held rows due (ids.go)
+	if !final {
+		closing = append(closing, c.sameIDDue(m, closing)...) // open ones with held rows due (ids.go)
+	}
 	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
 	for _, cv := range closing {
 		c.key = Key{Seq: m.Seq, Again: again, Conv: cv.first}
-		if cv.releaseDue {
+		if len(cv.dueRows) > 0 {
 			c.releaseDueSameID(cv)
 			continue
 		}
 		c.close(cv)
+	}
+	if final {
+		c.heldByLog = nil
 	}
 }
 
@@ -1110,7 +1122,7 @@ func lowerTo(m map[string]int64, k string, v int64) {
 // log holds, held MRTR chains go out, responses that never found their
 // request are counted, and the conversation's state is dropped.
 func (c *Correlator) close(cv *conversation) {
-	c.releaseSameID(cv, nil)
+	c.releaseAllSameID(cv)
 	c.flushing = true
 	for _, ex := range cv.openList {
 		c.finish(cv, ex)

@@ -305,10 +305,9 @@
 // re-POST until its conversation ends (end of input for files). Everything
 // still open then is judged on what the log holds (NO_RESPONSE, UNKNOWN, ...).
 // A final row of a server's session before 2026-07-28 is written
-// SameIDWindow of its log's time after it was answered (at the first record
-// of its conversation in that log, or Mark, past it), at the first Mark
-// after its log's input ended (Clock.End), or when its conversation ends,
-// whichever is first: until then another attempt of its
+// SameIDWindow of its log's time after it was answered (at the first Mark
+// past it), at the first Mark after its log's input ended (Clock.End), or
+// when its conversation ends, whichever is first: until then another attempt of its
 // id may join it. Whether it joins depends only on the log (the repeat
 // started within the window, and the newest time of that log before the
 // repeat's record, its watermark, is within it too), never on the number

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"container/heap"
 	"slices"
 	"strconv"
 	"strings"
@@ -245,27 +246,41 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 		ex.unjudged = nil
 		return false
 	}
-	ex.heldSameID = true
-	cv.sameIDHeld = append(cv.sameIDHeld, ex)
-	if c.holding == nil {
-		c.holding = map[*conversation]struct{}{}
+	cv.holdN++
+	ex.heldSameID, ex.holdSeq = true, cv.holdN
+	if cv.nHeld++; len(cv.sameIDHeld) > 2*cv.nHeld+8 {
+		cv.sameIDHeld = slices.DeleteFunc(cv.sameIDHeld, func(x *exchange) bool { return !x.heldSameID })
 	}
-	c.holding[cv] = struct{}{}
+	cv.sameIDHeld = append(cv.sameIDHeld, ex)
+	if c.heldByLog == nil {
+		c.heldByLog = map[logKey]*heldHeap{}
+	}
+	h := c.heldByLog[ex.log]
+	if h == nil {
+		h = &heldHeap{}
+		c.heldByLog[ex.log] = h
+	}
+	heap.Push(h, heldEntry{ex: ex, seq: ex.holdSeq})
 	return true
 }
 
 // reopenSameID takes a held exchange back for another attempt: the same id
 // and params POSTed again in its session, logged in the same log, started
-// within SameIDWindow of its answer, while it is still held (add released
-// it at this record if the log's time before the record, its watermark,
-// had passed the window). Its row goes back to how it was before it was
-// judged; the attempt is added to it and it is judged again on all of them.
+// within SameIDWindow of its answer, and logged before that log's time
+// passed the window (the record's watermark, the newest time of the log
+// before it, is within it too). Whether a row is still held when such a
+// repeat comes depends only on the log: it is written at a Mark only once
+// its log's time is past the window or its log has ended, after which no
+// record of the log can join it. Its row goes back to how it was before
+// it was judged; the attempt is added to it and it is judged again on all
+// of them.
 func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Observation, m *schema.Message) {
 	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log ||
-		o.Time.Sub(prev.endedAt) > SameIDWindow {
+		o.Time.Sub(prev.endedAt) > SameIDWindow || c.wm.Sub(prev.endedAt) > SameIDWindow {
 		return
 	}
-	c.unhold(cv, prev)
+	prev.heldSameID = false // its entries in sameIDHeld and heldByLog are dropped when met
+	cv.nHeld--
 	*prev.row = *prev.unjudged
 	prev.unjudged = nil
 	prev.final, prev.response, prev.lateResponse = false, nil, false
@@ -275,80 +290,100 @@ func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Ob
 	}
 }
 
-// unhold removes an exchange from its conversation's held rows.
-func (c *Correlator) unhold(cv *conversation, ex *exchange) {
-	ex.heldSameID = false
-	if i := slices.Index(cv.sameIDHeld, ex); i >= 0 {
-		cv.sameIDHeld = slices.Delete(cv.sameIDHeld, i, i+1)
-	}
-	if len(cv.sameIDHeld) == 0 {
-		delete(c.holding, cv)
-	}
+// writeHeld writes a held row.
+func (c *Correlator) writeHeld(cv *conversation, ex *exchange) {
+	ex.heldSameID, ex.unjudged = false, nil
+	cv.nHeld--
+	c.emitChained(cv, ex)
+	ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
 }
 
-// releaseSameID writes the held rows of a conversation whose window has
-// is due (all of them when due is nil), in the order they were held.
-func (c *Correlator) releaseSameID(cv *conversation, due func(ex *exchange) bool) {
-	if len(cv.sameIDHeld) == 0 {
-		return
-	}
-	var out []*exchange
-	keep := cv.sameIDHeld[:0]
+// releaseAllSameID writes every row a closing conversation still holds, in
+// the order they were held.
+func (c *Correlator) releaseAllSameID(cv *conversation) {
 	for _, ex := range cv.sameIDHeld {
-		if due == nil || due(ex) {
-			out = append(out, ex)
-		} else {
-			keep = append(keep, ex)
+		if ex.heldSameID {
+			c.writeHeld(cv, ex)
 		}
 	}
-	clear(cv.sameIDHeld[len(keep):])
-	cv.sameIDHeld = keep
-	if len(keep) == 0 {
-		delete(c.holding, cv)
-	}
-	for _, ex := range out {
-		ex.heldSameID, ex.unjudged = false, nil
-		c.emitChained(cv, ex)
-		ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
-	}
+	cv.sameIDHeld, cv.dueRows = nil, nil
 }
 
-// releaseSameIDAt writes the held rows of cv whose window has passed by
-// the time of log lk (a record of cv in that log at watermark, or a Mark).
-func (c *Correlator) releaseSameIDAt(cv *conversation, lk logKey, now time.Time) {
-	if now.IsZero() {
-		return
-	}
-	c.releaseSameID(cv, func(ex *exchange) bool { return ex.log == lk && now.Sub(ex.endedAt) > SameIDWindow })
+// heldEntry is a held row in its log's heap; seq tells a stale entry (the
+// row was since reopened, written, or held again) from a live one.
+type heldEntry struct {
+	ex  *exchange
+	seq int64
 }
 
-// sameIDDue returns the open conversations, not among closing, that hold
-// rows due at a Mark (dueAtMark), marked for release.
-func (c *Correlator) sameIDDue(closing []*conversation) []*conversation {
+// heldHeap orders the held rows of one log by the end of their exchange:
+// the order in which its time makes them due.
+type heldHeap []heldEntry
+
+func (h heldHeap) Len() int           { return len(h) }
+func (h heldHeap) Less(i, j int) bool { return h[i].ex.endedAt.Before(h[j].ex.endedAt) }
+func (h heldHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *heldHeap) Push(x any)        { *h = append(*h, x.(heldEntry)) }
+func (h *heldHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = heldEntry{}
+	*h = old[:len(old)-1]
+	return x
+}
+
+// sameIDDue returns the open conversations, not among closing, with held
+// rows due at the Mark just applied (their log's time is past their window,
+// or their log has ended: Clock.End), each with those rows in dueRows. Only
+// the logs the Mark moved are looked at.
+func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation {
 	var due []*conversation
-	for cv := range c.holding {
-		if slices.Contains(closing, cv) {
+	for _, cv := range closing {
+		cv.closingNow = true
+	}
+	defer func() {
+		for _, cv := range closing {
+			cv.closingNow = false
+		}
+	}()
+	for _, lt := range m.logs {
+		h := c.heldByLog[lt.log]
+		if h == nil {
 			continue
 		}
-		if slices.ContainsFunc(cv.sameIDHeld, c.dueAtMark) {
-			cv.releaseDue = true
-			due = append(due, cv)
+		now, ended := c.clocks.now(lt.log), c.clocks.ended(lt.log)
+		for h.Len() > 0 && (ended || now.Sub((*h)[0].ex.endedAt) > SameIDWindow) {
+			e := heap.Pop(h).(heldEntry)
+			ex := e.ex
+			if !ex.heldSameID || ex.holdSeq != e.seq || ex.cv.closingNow {
+				continue
+			}
+			if len(ex.cv.dueRows) == 0 {
+				due = append(due, ex.cv)
+			}
+			ex.cv.dueRows = append(ex.cv.dueRows, ex)
+		}
+		if h.Len() == 0 {
+			delete(c.heldByLog, lt.log)
 		}
 	}
 	return due
 }
 
-// dueAtMark says whether a held row is due at the Mark just applied: its
-// log's time is past its window, or its log has ended (Clock.End).
-func (c *Correlator) dueAtMark(ex *exchange) bool {
-	t := c.clocks.now(ex.log)
-	return c.clocks.ended(ex.log) || (!t.IsZero() && t.Sub(ex.endedAt) > SameIDWindow)
-}
-
-// releaseDueSameID writes the rows of a conversation marked by sameIDDue.
+// releaseDueSameID writes the rows sameIDDue found due in a conversation,
+// in the order they were held.
 func (c *Correlator) releaseDueSameID(cv *conversation) {
-	cv.releaseDue = false
-	c.releaseSameID(cv, c.dueAtMark)
+	rows := cv.dueRows
+	cv.dueRows = nil
+	slices.SortFunc(rows, func(a, b *exchange) int { return cmpInt64(a.holdSeq, b.holdSeq) })
+	for _, ex := range rows {
+		if ex.heldSameID {
+			c.writeHeld(cv, ex)
+		}
+	}
+	if cv.nHeld == 0 {
+		cv.sameIDHeld = nil
+	}
 }
 
 // basisNextInstance is the retry_basis of a call repeated by a later

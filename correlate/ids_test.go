@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -415,9 +416,8 @@ func TestServerSameIDInASession(t *testing.T) {
 }
 
 // A held server row is written once its log's time is past SameIDWindow,
-// not at the end of its conversation: at the next record of its
-// conversation, or at the next Mark when only another conversation of the
-// log goes on.
+// not at the end of its conversation: at the Mark after a record of the
+// log past it, whether of its own conversation or another.
 func TestServerRowsWaitOnlyTheWindow(t *testing.T) {
 	for _, other := range []string{"sess-9", "sess-10"} {
 		l := newTLog(t)
@@ -706,5 +706,44 @@ func TestClockEndWritesHeldRows(t *testing.T) {
 		if rows != 2 {
 			t.Errorf("End %v: %d rows after Finish", end, rows)
 		}
+	}
+}
+
+// BenchmarkServerSessionHold: a server's log of sessions of 10 calls, 100 ms
+// apart, before 2026-07-28, whose rows wait SameIDWindow for a same-id
+// repeat. The peak live heap is what 2 minutes of rows (about 1,200) and
+// the open sessions hold, so it stays flat as the input doubles.
+func BenchmarkServerSessionHold(b *testing.B) {
+	for _, n := range []int{100_000, 200_000} {
+		b.Run(fmt.Sprintf("exchanges=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				rows := 0
+				c := correlate.New(func(*schema.Exchange) { rows++ })
+				c.IdleTimeout = time.Minute
+				t0 := time.Date(2026, 10, 17, 0, 0, 0, 0, time.UTC)
+				var peak uint64
+				var ms runtime.MemStats
+				for i := 0; i < n; i++ {
+					at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+					id := strconv.Itoa(i % 10)
+					o := &schema.Observation{Pos: schema.Position{Source: "bench", Line: int64(i + 1)}, Side: schema.SideServer, ProtocolVersion: "2025-11-25",
+						Transport: schema.TransportStreamableHTTP, Time: at, EndTime: at.Add(20 * time.Millisecond), SessionID: "sess-" + strconv.Itoa(i/10), Format: "wire"}
+					o.HTTP = &schema.HTTPEvidence{Method: "POST", Responded: true, Status: 200, ContentType: "application/json", BodyRecorded: true}
+					o.Messages = decode.AppendMessages(o.Messages, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"search","arguments":{"q":"`+strconv.Itoa(i)+`"}}}`), schema.InRequestBody, 0)
+					o.Messages = decode.AppendMessages(o.Messages, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"ok"}]}}`), schema.InResponseBody, 0)
+					c.Add(o)
+					if i%50_000 == 0 {
+						runtime.GC()
+						runtime.ReadMemStats(&ms)
+						peak = max(peak, ms.HeapAlloc)
+					}
+				}
+				c.Flush()
+				if rows != n {
+					b.Fatalf("%d rows for %d exchanges", rows, n)
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			}
+		})
 	}
 }
