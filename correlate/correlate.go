@@ -66,6 +66,12 @@ type Correlator struct {
 	// back further (0: never). Its rows are marked HoldCut; the log's next
 	// records of the same session start a new conversation.
 	MaxHold time.Duration
+	// SameIDHold is how long, in its log's event time, a server row of a
+	// session before 2026-07-28 waits after it was answered for another
+	// attempt of its id (ids.go). 0: SameIDWindow, but no longer than
+	// Lateness when that is set (a run that tolerates little lateness
+	// merges and writes within that); negative: rows do not wait.
+	SameIDHold time.Duration
 
 	late bool // the observation being added is late
 

@@ -20,7 +20,7 @@
 // does not record one) may hold several client instances one after the
 // other: a process that ends and starts again, its ids starting again. A
 // new connection, where the log records connections, is a new conversation
-// already. Within one conversation of a client's log without sessions, a
+// already (a call it repeats is linked across, see Retries). Within one conversation of a client's log without sessions, a
 // new instance starts, for id matching, at a client request that is
 //
 //   - a handshake (initialize, server/discover) whose id does not carry on
@@ -89,11 +89,12 @@
 //     server_post_count and server_http_statuses), retry_origin sdk,
 //     retry_basis same_id, and a tool so run twice ran twice. For that a
 //     server row of a session waits, once answered, SameIDWindow (2
-//     minutes) of its log's event time before it is written; a repeat
+//     minutes, or -lateness when shorter) of its log's event time before
+//     it is written (see "When an exchange is written"); a repeat
 //     logged in the same log, started within it, joins the row and is
-//     judged with it (on its last attempt). A repeat after the row was written is a
-//     new row with retry_origin sdk, retry_basis same_id and retry_of the
-//     first. The same id with other params in one session breaks the
+//     judged with it (on its last attempt). A repeat after the row was
+//     written is a new row with retry_origin sdk, retry_basis same_id and
+//     retry_of the first. The same id with other params in one session breaks the
 //     protocol (the client's fault): it is a new exchange, flagged
 //     id_conflict when the first was still open. 2026-07-28 servers, and
 //     servers' logs without sessions, keep the general rules.
@@ -304,15 +305,21 @@
 // paired with it; one whose last attempt failed stays open for a possible
 // re-POST until its conversation ends (end of input for files). Everything
 // still open then is judged on what the log holds (NO_RESPONSE, UNKNOWN, ...).
-// A final row of a server's session before 2026-07-28 is written
-// SameIDWindow of its log's time after it was answered (at the first Mark
-// past it), at the first Mark after its log's input ended (Clock.End), or
-// when its conversation ends, whichever is first: until then another attempt of its
-// id may join it. Whether it joins depends only on the log (the repeat
-// started within the window, and the newest time of that log before the
-// repeat's record, its watermark, is within it too), never on the number
-// of shards or on where the Marks fall; the Marks only decide when the row
-// is written.
+// A final row of a server's session before 2026-07-28 is written when no
+// other attempt of its id can join it any more: at the first Mark after
+// its log's time is past the wait (Correlator.SameIDHold: SameIDWindow, 2
+// minutes, or -lateness when that is shorter), after its log's input ended
+// (Clock.End), or after its log stood still for longer than the wait while
+// the run's newest time went past it (a server stream with nothing more to
+// say while the client's goes on, whose rows wait for it to merge), or
+// when its conversation ends. A repeat joins when it started within the
+// wait and the newest time of its log before its record (its watermark)
+// is within it too, and the row is still held: that depends only on the
+// log and never on the number of shards; on where the Marks fall only
+// when the log stands still in the run's time for longer than the wait
+// just before such a repeat (a partition consumed behind the others),
+// where the row may be written first and the repeat becomes a row of its
+// own with retry_of.
 //
 // # Columns filled here
 //

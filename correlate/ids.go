@@ -222,11 +222,22 @@ func sameRequestAgain(cv *conversation, prev *exchange, o *schema.Observation) b
 		idsUniquePerSession(prev.versionOf(cv))
 }
 
-// mayHoldSameID says whether a judged exchange waits SameIDWindow for
+// sameIDHold is the wait of Correlator.SameIDHold.
+func (c *Correlator) sameIDHold() time.Duration {
+	switch {
+	case c.SameIDHold != 0:
+		return c.SameIDHold
+	case c.Lateness > 0:
+		return min(SameIDWindow, c.Lateness)
+	}
+	return SameIDWindow
+}
+
+// mayHoldSameID says whether a judged exchange waits sameIDHold for
 // another attempt of its id before it is written: a client request on the
 // server's side of a session before 2026-07-28, carried by HTTP.
 func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
-	return !c.flushing && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin.side == schema.SideServer &&
+	return !c.flushing && c.sameIDHold() > 0 && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin.side == schema.SideServer &&
 		cv.session != "" && idsUniquePerSession(ex.versionOf(cv))
 }
 
@@ -266,7 +277,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 
 // reopenSameID takes a held exchange back for another attempt: the same id
 // and params POSTed again in its session, logged in the same log, started
-// within SameIDWindow of its answer, and logged before that log's time
+// within sameIDHold of its answer, and logged before that log's time
 // passed the window (the record's watermark, the newest time of the log
 // before it, is within it too). Whether a row is still held when such a
 // repeat comes depends only on the log: it is written at a Mark only once
@@ -276,7 +287,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 // of them.
 func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Observation, m *schema.Message) {
 	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log ||
-		o.Time.Sub(prev.endedAt) > SameIDWindow || c.wm.Sub(prev.endedAt) > SameIDWindow {
+		o.Time.Sub(prev.endedAt) > c.sameIDHold() || c.wm.Sub(prev.endedAt) > c.sameIDHold() {
 		return
 	}
 	prev.heldSameID = false // its entries in sameIDHeld and heldByLog are dropped when met
@@ -333,11 +344,21 @@ func (h *heldHeap) Pop() any {
 }
 
 // sameIDDue returns the open conversations, not among closing, with held
-// rows due at the Mark just applied (their log's time is past their window,
-// or their log has ended: Clock.End), each with those rows in dueRows. Only
-// the logs the Mark moved are looked at.
+// rows due at Mark m, each with those rows in dueRows. A row is due when
+// its log's time is past its wait (sameIDHold), when its log has ended
+// (Clock.End), or when its log has stood still for longer than the wait
+// while the run's newest time went past it too: a log that stopped (a
+// server's stream with nothing more to say, a file whose end the pipeline
+// did not signal) while other logs go on, whose rows their partners on
+// the other side are waiting for. A log that is read behind the others by
+// more than the wait (a partition consumed late) may so have a row written
+// before a repeat of its id comes: the repeat is then a row of its own
+// with retry_of (reopenSameID finds the row no longer held). Every log
+// with held rows is looked at: a log that stands still is not in the
+// Mark.
 func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation {
 	var due []*conversation
+	hold := c.sameIDHold()
 	for _, cv := range closing {
 		cv.closingNow = true
 	}
@@ -346,13 +367,13 @@ func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation
 			cv.closingNow = false
 		}
 	}()
-	for _, lt := range m.logs {
-		h := c.heldByLog[lt.log]
-		if h == nil {
-			continue
-		}
-		now, ended := c.clocks.now(lt.log), c.clocks.ended(lt.log)
-		for h.Len() > 0 && (ended || now.Sub((*h)[0].ex.endedAt) > SameIDWindow) {
+	for lk, h := range c.heldByLog {
+		now, ended, stood := c.clocks.now(lk), c.clocks.ended(lk), c.clocks.quiet(lk, m.Now) > hold
+		for h.Len() > 0 {
+			end := (*h)[0].ex.endedAt
+			if !ended && now.Sub(end) <= hold && (!stood || m.Now.Sub(end) <= hold) {
+				break
+			}
 			e := heap.Pop(h).(heldEntry)
 			ex := e.ex
 			if !ex.heldSameID || ex.holdSeq != e.seq || ex.cv.closingNow {
@@ -364,7 +385,7 @@ func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation
 			ex.cv.dueRows = append(ex.cv.dueRows, ex)
 		}
 		if h.Len() == 0 {
-			delete(c.heldByLog, lt.log)
+			delete(c.heldByLog, lk)
 		}
 	}
 	return due

@@ -668,16 +668,27 @@ func TestInstancesSampleLinks(t *testing.T) {
 	}
 }
 
-// A held server row waits for its own log's time, not the run's: another
-// log moving on does not write it; its input ending (Clock.End) does, at
-// the next Mark, before Finish.
-func TestClockEndWritesHeldRows(t *testing.T) {
-	for _, end := range []bool{false, true} {
+// A held server row waits for its log's time to pass its window; when its
+// log stands still, its input ending (Clock.End) writes it at the next
+// Mark, and so does the run's time going past the window while the log
+// stands still longer than it (a server stream with nothing more to say
+// while the client's goes on), not before.
+func TestHeldRowsOfALogThatStandsStill(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after time.Duration // when another log's record comes
+		end   bool          // the server log's input ends
+		want  int           // rows written before Finish
+	}{
+		{"another log 1 minute on", time.Minute, false, 1},
+		{"the input ended", time.Minute, true, 2},
+		{"another log 10 minutes on", 10 * time.Minute, false, 2},
+	} {
 		l := newTLog(t)
 		s := l.server("server.ndjson", "sess-9", v2025)
 		s.post(0, 800*ms, callOf(4, "get_balance", `{}`), 200, ok(4))
 		c := l.client("agent.ndjson", "run-1", v2026)
-		c.post(10*time.Minute, 50*ms, callOf(1, "read_file", `{"path":"a"}`), 200, ok(1))
+		c.post(tc.after, 50*ms, callOf(1, "read_file", `{"path":"a"}`), 200, ok(1))
 		clock := correlate.NewClock()
 		rows := 0
 		sh := correlate.NewShard(func(it correlate.Item) {
@@ -685,26 +696,22 @@ func TestClockEndWritesHeldRows(t *testing.T) {
 				rows++
 			}
 		})
-		sh.IdleTimeout = sampleIdle
+		sh.IdleTimeout, sh.Lateness = sampleIdle, sampleLateness
 		for i, o := range l.obs {
 			o.Seq = int64(i + 1)
 			clock.Stamp(o)
-			if end && i == 0 {
+			if tc.end && i == 0 {
 				clock.End("server.ndjson")
 			}
 			sh.Add(o)
 			sh.Advance(clock.Mark(o.Seq))
 		}
-		want := 1 // the client's row; the server's still waits
-		if end {
-			want = 2
-		}
-		if rows != want {
-			t.Errorf("End %v: %d rows before Finish, want %d", end, rows, want)
+		if rows != tc.want {
+			t.Errorf("%s: %d rows before Finish, want %d", tc.name, rows, tc.want)
 		}
 		sh.Finish(clock.Mark(int64(len(l.obs))))
 		if rows != 2 {
-			t.Errorf("End %v: %d rows after Finish", end, rows)
+			t.Errorf("%s: %d rows after Finish", tc.name, rows)
 		}
 	}
 }

@@ -221,6 +221,7 @@ type logClock struct {
 	now       time.Time
 	lastSweep time.Time
 	ended     bool
+	movedAt   time.Time // the run's newest time (Mark.Now) when the log's time last moved
 }
 
 func (lc *logClocks) get(k logKey) *logClock {
@@ -244,6 +245,7 @@ func (lc *logClocks) apply(m *Mark, idle time.Duration) []logKey {
 		c := lc.get(lt.log)
 		if lt.now.After(c.now) {
 			c.now = lt.now
+			c.movedAt = m.Now
 		}
 		c.ended = c.ended || lt.ended
 		if idle > 0 && c.now.Sub(c.lastSweep) >= idle/10 {
@@ -260,6 +262,15 @@ func (lc *logClocks) ended(k logKey) bool {
 		return c.ended
 	}
 	return false
+}
+
+// quiet is how long, in the run's newest time, a log's time has not moved
+// (0 when unknown).
+func (lc *logClocks) quiet(k logKey, now time.Time) time.Duration {
+	if c := lc.logs[k]; c != nil && !c.movedAt.IsZero() {
+		return now.Sub(c.movedAt)
+	}
+	return 0
 }
 
 // now is the newest event time of a log (zero when unknown).
