@@ -309,9 +309,10 @@
 // other attempt of its id can join it any more: at the first Mark after
 // its log's time is past the wait (Correlator.SameIDHold: SameIDWindow, 2
 // minutes, or -lateness when that is shorter), after its log's input ended
-// (Clock.End), or after its log stood still for longer than the wait while
-// the run's newest time went past it (a server stream with nothing more to
-// say while the client's goes on, whose rows wait for it to merge), or
+// (Clock.End), or after its log stood still, in input order, while the
+// run's newest time went on by more than the wait and past it (a server
+// stream with nothing more to say while the client's goes on, whose rows
+// wait for it to merge), or
 // when its conversation ends. A repeat joins when it started within the
 // wait and the newest time of its log before its record (its watermark)
 // is within it too, and the row is still held: that depends only on the

@@ -754,3 +754,34 @@ func BenchmarkServerSessionHold(b *testing.B) {
 		})
 	}
 }
+
+// A server row held for a same-id repeat still merges with its client row
+// when the client's log moves on by much more than the merge window while
+// the server's stands still, however the input is cut into rounds (the
+// server's record and the client's next one in the same round or not).
+func TestHeldServerRowMergesWhenTheClientGoesOn(t *testing.T) {
+	build := func() []*schema.Observation {
+		l := newTLog(t)
+		c := l.client("client.ndjson", "", v2025)
+		c.sess = "sess-4"
+		s := l.server("server.ndjson", "sess-4", v2025)
+		x := callOf(3, "get_invoice", `{"id":"INV-1"}`)
+		c.post(0, 300*ms, x, 200, ok(3))
+		s.post(100*ms, 100*ms, x, 200, ok(3))
+		c.sess = "sess-5"
+		c.post(time.Hour, 50*ms, callOf(1, "get_invoice", `{"id":"INV-2"}`), 200, ok(1))
+		s.sess = "sess-6" // the server's log goes on only after that: it has not ended
+		s.post(time.Hour+time.Second, 50*ms, callOf(1, "get_balance", `{}`), 200, ok(1))
+		return l.obs
+	}
+	for _, round := range []int{1, 2, 3} {
+		rows, _ := shardedRun(t, build(), 1, round, true, 10*time.Minute)
+		var merged []string
+		for _, r := range rows {
+			merged = append(merged, fmt.Sprintf("%s:%d %s", r.Source, r.SourceLine, r.Sides))
+		}
+		if len(rows) != 3 || !slices.ContainsFunc(rows, func(r schema.Exchange) bool { return r.Sides == "both" && r.SourceLine == 1 }) {
+			t.Errorf("round %d: %v, want the first call merged", round, merged)
+		}
+	}
+}

@@ -101,7 +101,8 @@ func (a logKey) compare(b logKey) int {
 type logTime struct {
 	log   logKey
 	now   time.Time
-	ended bool // the log's input has no more records (Clock.End)
+	ended bool      // the log's input has no more records (Clock.End)
+	moved time.Time // the newest time over all logs just after the log's latest observation
 }
 
 // Clock is a run's event-time clock, kept by the one goroutine that sees
@@ -113,12 +114,13 @@ type Clock struct {
 	logs    map[logKey]time.Time
 	changed map[logKey]bool
 	ended   map[logKey]bool
+	moved   map[logKey]time.Time // the newest time over all logs just after each log's latest observation
 	now     time.Time
 }
 
 // NewClock returns an empty clock.
 func NewClock() *Clock {
-	return &Clock{logs: map[logKey]time.Time{}, changed: map[logKey]bool{}}
+	return &Clock{logs: map[logKey]time.Time{}, changed: map[logKey]bool{}, moved: map[logKey]time.Time{}}
 }
 
 // Stamp records o, in input order, before it is routed: it sets
@@ -139,6 +141,10 @@ func (k *Clock) observe(o *schema.Observation) time.Time {
 	}
 	if t.After(k.now) {
 		k.now = t
+	}
+	if !k.moved[lk].Equal(k.now) {
+		k.moved[lk] = k.now
+		k.changed[lk] = true
 	}
 	return prev
 }
@@ -193,7 +199,7 @@ func (k *Clock) Mark(seq int64) Mark {
 	if len(k.changed) > 0 {
 		m.logs = make([]logTime, 0, len(k.changed))
 		for lk := range k.changed {
-			m.logs = append(m.logs, logTime{lk, k.logs[lk], k.ended[lk]})
+			m.logs = append(m.logs, logTime{lk, k.logs[lk], k.ended[lk], k.moved[lk]})
 		}
 		slices.SortFunc(m.logs, func(a, b logTime) int { return a.log.compare(b.log) })
 		clear(k.changed)
@@ -221,7 +227,7 @@ type logClock struct {
 	now       time.Time
 	lastSweep time.Time
 	ended     bool
-	movedAt   time.Time // the run's newest time (Mark.Now) when the log's time last moved
+	movedAt   time.Time // the run's newest time just after the log's latest observation
 }
 
 func (lc *logClocks) get(k logKey) *logClock {
@@ -245,7 +251,9 @@ func (lc *logClocks) apply(m *Mark, idle time.Duration) []logKey {
 		c := lc.get(lt.log)
 		if lt.now.After(c.now) {
 			c.now = lt.now
-			c.movedAt = m.Now
+		}
+		if lt.moved.After(c.movedAt) {
+			c.movedAt = lt.moved
 		}
 		c.ended = c.ended || lt.ended
 		if idle > 0 && c.now.Sub(c.lastSweep) >= idle/10 {
@@ -264,8 +272,9 @@ func (lc *logClocks) ended(k logKey) bool {
 	return false
 }
 
-// quiet is how long, in the run's newest time, a log's time has not moved
-// (0 when unknown).
+// quiet is how far the run's newest time has gone since the log's latest
+// observation (0 when unknown): how long, in input order, the log has
+// stood still while others went on, whatever the Marks.
 func (lc *logClocks) quiet(k logKey, now time.Time) time.Duration {
 	if c := lc.logs[k]; c != nil && !c.movedAt.IsZero() {
 		return now.Sub(c.movedAt)
