@@ -147,8 +147,8 @@ type Row struct {
 	// Key orders rows: a row that went through at once keeps its item's
 	// key; a held row takes the key of what released it (the initialize's
 	// item, or Key{Seq: Mark.Seq, Again: a, Conv: math.MaxInt64} for
-	// Advance and Finish). Keys do not decrease along the Linker's output; they are not
-	// unique.
+	// Advance and Finish). Keys do not decrease along the Linker's output;
+	// they are not unique.
 	Key Key
 	// Conv is the Seq of the first observation of the row's conversation:
 	// replaying input from there rebuilds the row.
