@@ -285,7 +285,7 @@ func (k *Clock) markStarts() []logTime {
 	}
 	out := make([]logTime, 0, len(k.startsMoved))
 	for lk := range k.startsMoved {
-		out = append(out, logTime{lk, k.starts[lk]})
+		out = append(out, logTime{log: lk, now: k.starts[lk]})
 	}
 	slices.SortFunc(out, func(a, b logTime) int { return a.log.compare(b.log) })
 	clear(k.startsMoved)

@@ -66,6 +66,12 @@ type Correlator struct {
 	// back further (0: never). Its rows are marked HoldCut; the log's next
 	// records of the same session start a new conversation.
 	MaxHold time.Duration
+	// SameIDHold is how long, in its log's event time, a server row of a
+	// session before 2026-07-28 waits after it was answered for another
+	// attempt of its id (ids.go). 0: SameIDWindow, but no longer than
+	// Lateness when that is set (a run that tolerates little lateness
+	// merges and writes within that); negative: rows do not wait.
+	SameIDHold time.Duration
 
 	late bool // the observation being added is late
 
@@ -80,6 +86,11 @@ type Correlator struct {
 	tally    *parkTally // of the observation being added
 	flushing bool
 	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
+	marks    markCount                  // Marks with the same Seq, for Key.Again
+
+	// Ids (ids.go).
+	heldByLog map[logKey]*heldHeap // server rows held for a same-id repeat, by log
+	wm        time.Time            // the watermark of the observation being added
 
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
@@ -188,6 +199,15 @@ type conversation struct {
 	// before their response (cancel.go).
 	cancelAt map[dirKey][]time.Time
 	settling []*exchange
+
+	// Ids (ids.go).
+	byFile     bool        // keyed by its source file: no session, no connection
+	inst       *instance   // the current client instance (a client's log without sessions)
+	sameIDHeld []*exchange // judged server rows waiting SameIDWindow for another attempt, in order (and stale ones)
+	nHeld      int         // how many of sameIDHeld are held
+	holdN      int64       // rows held so far: their holdSeq
+	dueRows    []*exchange // held rows due at the Mark being applied
+	closingNow bool        // closes at the Mark being applied
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -250,6 +270,13 @@ type exchange struct {
 	held         bool      // answered, held until the log passes respAt (cancel.go)
 	respAt       time.Time // when its response arrived, while held
 	heldLog      logKey    // the log of the record that carried its response, while held
+
+	// Ids (ids.go).
+	inst       int32            // the client instance that sent it (0 where conversations are not divided)
+	log        logKey           // the log of its latest request record
+	heldSameID bool             // judged, its row held for another attempt of its id
+	holdSeq    int64            // its place among its conversation's held rows
+	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -266,7 +293,7 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	if cv == nil {
 		lk := logOf(o)
 		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{},
-			lin: lk, session: o.SessionID, first: c.seq}
+			lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
 		c.convs[k] = cv
 		c.joinLog(cv, lk)
 		return cv
@@ -332,6 +359,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	cv := c.conv(o)
 	stampSent(o)
 	c.release(cv, o)
+	c.wm = watermark
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
 	if t.After(cv.last) {
 		cv.last = t
@@ -443,6 +471,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 	}
 	for _, rq := range reqs {
 		ex := c.attach(cv, o, rq, false)
+		ex.log = logOf(o)
 		used++
 		at := classify.Attempt{Responded: h.Responded, Status: h.Status, Failure: h.Failure, ContentType: h.ContentType,
 			SSE: h.SSE, StreamEnd: h.StreamEnd, BodyRecorded: h.BodyRecorded, BodyEmpty: h.BodyEmpty}
@@ -616,12 +645,10 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
 	list := cv.byID[k]
-	var prev *exchange
-	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer {
-			prev = list[i]
-			break
-		}
+	inst := c.instanceOf(cv, o, m, fromServer, list)
+	prev := latestIn(list, fromServer, inst)
+	if prev != nil {
+		c.reopenSameID(cv, prev, o, m) // a held server row takes another attempt
 	}
 	retryOrigin, retryOf, basis := "none", "", ""
 	if prev != nil && prev.paramsHash == m.ParamsHash && m.ID.Valid() {
@@ -652,13 +679,14 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				prev.row.RetryOrigin, prev.row.RetryBasis = "unknown", schema.Str("same_id")
 				return prev
 			}
-			if failed, _ := prev.failedSoFar(); failed && (o.HTTP != nil || o.Trigger != "") {
+			if failed, _ := prev.failedSoFar(); (failed || sameRequestAgain(cv, prev, o)) && (o.HTTP != nil || o.Trigger != "") {
 				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.exID, "same_id"
 			}
 		}
 	}
+	conflict := idConflict(cv, list, m, o, fromServer, inst)
 	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{},
-		ref: exRef{c.seq, c.attachN}}
+		ref: exRef{c.seq, c.attachN}, inst: inst, log: logOf(o)}
 	c.attachN++
 	r := ex.row
 	r.ExchangeID = exchangeID(o.Pos, m)
@@ -687,6 +715,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	r.Scenario = schema.Str(o.Scenario)
 	r.Format = o.Format
 	r.Late = c.late
+	r.IDConflict = conflict
 	ex.truncated = m.Truncated
 	if o.ClientName != "" {
 		r.ClientName, r.ClientVersion = schema.Str(o.ClientName), schema.Str(o.ClientVersion)
@@ -873,6 +902,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	ex.final = true
 	cv.open--
 	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
+	c.keepUnjudged(cv, ex)
 	r := ex.row
 	version := ex.reqVersion
 	if version == "" {
@@ -970,6 +1000,10 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
 		ex.requestState = gjson.GetBytes(v.Judged.Raw, "result.requestState").String()
 	}
+	if c.holdSameID(cv, ex) {
+		c.prune(cv) // written when no other attempt can come (ids.go)
+		return
+	}
 	c.emitChained(cv, ex)
 	// Once judged, keep only what later requests are matched against (the
 	// id, the hashes and the exchange id for retry_of).
@@ -1030,6 +1064,7 @@ func (c *Correlator) advance(m *Mark, final bool) {
 		period = c.MaxHold
 	}
 	due := c.clocks.apply(m, period)
+	again := c.marks.next(m)
 	var closing []*conversation
 	if final {
 		for _, cv := range c.convs {
@@ -1049,14 +1084,28 @@ func (c *Correlator) advance(m *Mark, final bool) {
 			}
 		}
 	}
+	if !final {
+		closing = append(closing, c.sameIDDue(m, closing)...) // open ones with held rows due (ids.go)
+	}
 	slices.SortFunc(closing, func(a, b *conversation) int { return cmpInt64(a.first, b.first) })
 	for _, st := range c.heldDue(m, closing) { // closing, and the conversations that release held exchanges, by first Seq
-		c.key = Key{Seq: m.Seq, Conv: st.cv.first}
-		if st.close {
-			c.close(st.cv)
-		} else {
+		c.key = Key{Seq: m.Seq, Again: again, Conv: st.cv.first}
+		switch {
+		case !st.close:
 			c.releaseHeld(st.cv)
+		case len(st.cv.dueRows) > 0:
+			// Open, with same-id rows due (ids.go): write them, then what
+			// its log has passed of the answers held for a cancel.
+			c.releaseDueSameID(st.cv)
+			if len(st.cv.settling) > 0 {
+				c.releaseHeld(st.cv)
+			}
+		default:
+			c.close(st.cv)
 		}
+	}
+	if final {
+		c.heldByLog = nil
 	}
 }
 
@@ -1108,6 +1157,7 @@ func lowerTo(m map[string]int64, k string, v int64) {
 // log holds, held MRTR chains go out, responses that never found their
 // request are counted, and the conversation's state is dropped.
 func (c *Correlator) close(cv *conversation) {
+	c.releaseAllSameID(cv)
 	c.flushing = true
 	for _, ex := range cv.openList {
 		c.finish(cv, ex)

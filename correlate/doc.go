@@ -16,6 +16,48 @@
 // twice. Client and server logs of the same traffic are different
 // conversations until they are merged (a later stage).
 //
+// A client's log without a session id (2026-07-28 traffic, or a log that
+// does not record one) may hold several client instances one after the
+// other: a process that ends and starts again, its ids starting again. A
+// new connection, where the log records connections, is a new conversation
+// already (a call it repeats is linked across, see Retries). Within one conversation of a client's log without sessions, a
+// new instance starts, for id matching, at a client request that is
+//
+//   - a handshake (initialize, server/discover) whose id does not carry on
+//     the instance's sequence: any string id, or an integer id not above
+//     every integer id the instance has sent (a client that falls back
+//     from server/discover 0 to initialize 1 is still one instance), or
+//   - an integer id lower than an id the instance sent in a request that
+//     started before it (ids 0, 1, 2, 3, then 0 or 1 again: the sequence
+//     started again; a long request whose record is written after later
+//     ones does not count, its start is earlier), unless a request of the
+//     instance with that id is still in flight (that is an id conflict,
+//     below),
+//
+// and that is not the same request sent again: the same id and params as
+// the instance's latest request of that id, which has not succeeded (an
+// SDK's re-POST right after a failure keeps its meaning, below). Ids only
+// match within their instance: the same id in a new instance is a new
+// exchange, never an SDK retry, and never an id conflict with the previous
+// instance's requests (they were abandoned with it). The call repeated by
+// the new instance after the previous one's failed is an application
+// retry (retry_basis same_call_next_instance); the new instance's handshake
+// itself is not linked (it is what says the client started again).
+// Ordinary 2026-07-28 id reuse (an id used again once its request
+// finished, for another call) stays a new exchange that is no retry,
+// whether or not it starts an instance. A client that recycles small ids
+// while others are in flight (allowed in 2026-07-28) is read as starting
+// instances: its repeats of failed calls get same_call_next_instance rather
+// than same_call_after_failure, and nothing else changes. What the log
+// cannot tell apart: a new instance whose first request repeats, with the
+// same id and params, the previous instance's failed last request is read
+// as the SDK's re-POST of it. Two instances that run at the same time in
+// one log without connection ids are not told apart.
+//
+// Servers' logs and sessions are not divided: a session is one instance,
+// and a server's log without sessions interleaves many clients, whose id
+// sequences restart all the time.
+//
 // # Pairing
 //
 //   - A request is a message with a method and an id; a response is a message
@@ -38,6 +80,39 @@
 //     new exchange instead, with retry_origin set to that trigger and retry_of
 //     the earlier exchange. The same id with other params after the earlier
 //     request finished is id reuse (allowed in 2026-07-28): a new exchange.
+//   - The server's side of a session before 2026-07-28, where an id is
+//     never reused: the same id with the same method and params POSTed
+//     again is another attempt of the same request even after the server
+//     answered it (the client may never have got the answer: a proxy's
+//     502, a connection lost on the way back, its own timeout), so the row
+//     holds both attempts (post_count 2, http_statuses [200,200]; merged:
+//     server_post_count and server_http_statuses), retry_origin sdk,
+//     retry_basis same_id, and a tool so run twice ran twice. For that a
+//     server row of a session waits, once answered, SameIDWindow (2
+//     minutes, or -lateness when shorter) of its log's event time before
+//     it is written (see "When an exchange is written"); a repeat
+//     logged in the same log, started within it, joins the row and is
+//     judged with it (on its last attempt). A repeat after the row was
+//     written is a new row with retry_origin sdk, retry_basis same_id and
+//     retry_of the first. The same id with other params in one session breaks the
+//     protocol (the client's fault): it is a new exchange, flagged
+//     id_conflict when the first was still open. 2026-07-28 servers, and
+//     servers' logs without sessions, keep the general rules.
+//   - id_conflict: a request that takes the id of a different request (other
+//     params) of the same sender, in the same conversation and client
+//     instance, while that one is open (both eras: in 2026-07-28 it is
+//     exactly what the specification forbids, before it any reuse within
+//     a session is). A request is open from its start until it was
+//     answered, or while it is in flight (202, stdio without an answer
+//     yet, before 2026-07-28 an event stream cut before its response,
+//     which may resume); one whose last attempt failed is not, and may be
+//     sent again. The same request sent again (same params: an SDK
+//     re-POST, a frame written twice) is never a conflict. Records are
+//     written when they end, so of the two the earlier may come second in
+//     the log: the pair is found in either order and the row that comes
+//     second is the one flagged (once per pair). Not checked in a server's
+//     log without sessions or connections, where many clients' ids
+//     collide.
 //   - A request body that is a JSON array (a 2025-03-26 batch) yields one
 //     exchange per request in it; their responses are found inside the array
 //     response, and a single error without an id (a server that rejects
@@ -73,6 +148,16 @@
 //     the same client sent initialize again: retry_basis
 //     same_call_next_session. Server logs are never linked across sessions:
 //     they interleave many clients.
+//   - application (retry_basis same_call_next_instance): the same call under
+//     a new id after it failed, or while it was open, in a later client
+//     instance of the log (see Conversations), within 10 minutes: in the
+//     same conversation, or in a later conversation of the client's log
+//     without sessions (another connection) that began with a handshake
+//     after the earlier one's latest request, from the same client and to
+//     the same server (the logger's server name, else the URL). A later
+//     connection that starts without a handshake, or that overlaps the
+//     earlier one in time, is not linked: it may be another connection of
+//     the same running client, or a separate run the log does not relate.
 //   - unknown: the same stdio frame written twice (nothing says by whom).
 //   - duplicate_of: the same call sent again within 50 ms while the first
 //     was still unanswered, with no failure between (a client dispatching
@@ -295,21 +380,25 @@
 // The wiring (drive_test.go is the reference; every arrow in input order):
 //
 //	sequencer: o.Seq = 1, 2, ...; clock.Stamp(o); shard[ShardKey(o) % n].Add(o)
+//	           after an input's last observation (a file read to its end): clock.End(source)
 //	every round: m := clock.Mark(last Seq); every shard: Advance(m) (Finish(m) at the end)
 //	merge the round's items of all shards by Key -> linker.Add; linker.Advance(m) (Finish(m))
 //	linker's rows -> merger.Add; merger.Advance(m) (merger.Finish())
 //
 // Order keys (Key, order.go): an item emitted by Add(o) is keyed {o.Seq,
-// 0, n}; one emitted by Advance(m) or Finish(m), when a conversation
-// closes, {m.Seq, the conversation's first Seq, n}; n counts from 0 within
-// that Add or that conversation's close. Keys are unique in a run and
+// 0, 0, n}; one emitted by Advance(m) or Finish(m), when a conversation
+// closes or its held server rows are due, {m.Seq, a, the conversation's
+// first Seq, n}, a counting the earlier Marks with the same Seq (a quiet
+// stream's Marks, the final Mark after the last round's); n counts from 0
+// within that Add or that conversation's part of that Mark. Keys are
+// unique in a run and
 // strictly increase along each correlator's output (Advance and Finish
 // close conversations in the order of their first Seq, never in map
 // order), so a k-way merge of the shards' outputs gives the same sequence
 // whatever the number of shards, and so do the Linker's and the Merger's
 // outputs. The Linker's rows keep their item's key, or take the releasing
-// initialize's key ({m.Seq, MaxInt64, 0} when Advance or Finish releases
-// them): non-decreasing. The Merger writes rows in arrival order, a merged
+// initialize's key ({m.Seq, a, MaxInt64, 0} when Advance or Finish
+// releases them): non-decreasing. The Merger writes rows in arrival order, a merged
 // pair at the client row's place.
 //
 // Time is the logs' own (event time), never the wall clock: the Clock, run
@@ -323,7 +412,8 @@
 // puts its Marks only through idle timeouts and held-row releases, which
 // act at the first Mark after the limit.
 //
-// What is bounded by what: a correlator holds its open conversations; the
+// What is bounded by what: a correlator holds its open conversations (with
+// the server rows of the last SameIDWindow of their sessions); the
 // Linker, per log, the latest request of 4,096 distinct calls, the latest
 // initialize per client, the open requests' retry state, and the rows of
 // expired sessions until an initialize of their client, IdleTimeout of
@@ -332,8 +422,11 @@
 // newest time, and the pairing of conversations seen within twice Window.
 // LowWater (each of the three) is the smallest Seq still needed to rebuild
 // what is held (the first Seq of each open conversation, of each held
-// row's conversation, and of each expired conversation a next session may
-// still repeat): a commit point at or below the minimum replays correctly.
+// row's conversation, of each expired conversation a next session may
+// still repeat, and of each client conversation without sessions with a
+// failed request that a next instance may still repeat, for 10 minutes of
+// its log's time): a commit point at or below the minimum replays
+// correctly.
 //
 // The Merger's window counts event time after a row arrives: partners
 // whose rows arrive further apart than Window in the stream are written
@@ -349,10 +442,25 @@
 //
 // An exchange is final when a response that is not a transport failure is
 // paired with it (an answer on its POST's own event stream a little later,
-// see "Sessions and cancellation"); one whose last attempt failed stays open
-// for a possible re-POST until its conversation ends (end of input for
-// files). Everything still open then is judged on what the log holds
-// (NO_RESPONSE, UNKNOWN, ...).
+// see "Sessions and cancellation"); one whose last attempt failed stays open for a possible
+// re-POST until its conversation ends (end of input for files). Everything
+// still open then is judged on what the log holds (NO_RESPONSE, UNKNOWN, ...).
+// A final row of a server's session before 2026-07-28 is written when no
+// other attempt of its id can join it any more: at the first Mark after
+// its log's time is past the wait (Correlator.SameIDHold: SameIDWindow, 2
+// minutes, or -lateness when that is shorter), after its log's input ended
+// (Clock.End), or after its log stood still, in input order, while the
+// run's newest time went on by more than the wait and past it (a server
+// stream with nothing more to say while the client's goes on, whose rows
+// wait for it to merge), or
+// when its conversation ends. A repeat joins when it started within the
+// wait and the newest time of its log before its record (its watermark)
+// is within it too, and the row is still held: that depends only on the
+// log and never on the number of shards; on where the Marks fall only
+// when the log stands still in the run's time for longer than the wait
+// just before such a repeat (a partition consumed behind the others),
+// where the row may be written first and the repeat becomes a row of its
+// own with retry_of.
 //
 // # Columns filled here
 //

@@ -16,6 +16,8 @@ import (
 //  1. the sequencer numbers observations in input order (Seq from 1) and
 //     stamps each with the run's Clock;
 //  2. it routes each to correlator ShardKey(o) % shards, which Adds it;
+//     when it has stamped an input's last observation it ends that input
+//     (Clock.End);
 //  3. every round observations, and at the end, it takes m :=
 //     clock.Mark(last Seq) and calls Advance(m) on every correlator
 //     (Finish(m) at the end);
@@ -94,11 +96,18 @@ func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merg
 			}
 		}
 	}
+	lastOf := map[string]int{} // the last observation of each input, after which it ends
+	for i, o := range obs {
+		lastOf[o.Pos.Source] = i
+	}
 	var seq int64
-	for _, o := range obs {
+	for i, o := range obs {
 		seq++
 		o.Seq = seq
 		clock.Stamp(o)
+		if lastOf[o.Pos.Source] == i {
+			clock.End(o.Pos.Source)
+		}
 		cs[correlate.ShardKey(o)%uint64(shards)].Add(o)
 		if seq%int64(round) == 0 {
 			closeRound(clock.Mark(seq), false)

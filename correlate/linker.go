@@ -85,6 +85,8 @@ type linkEvent struct {
 	exID     string    // attach
 	time     time.Time // attach: the request's time; init: the initialize's
 	session  string    // attach
+	target   string    // attach: the server it went to (targetOf)
+	opens    bool      // attach: an initialize or server/discover (a client starting)
 	client   string    // init: the clientInfo name
 	conv     convState // attach, conv
 	state    exState   // attach, state
@@ -132,7 +134,7 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	cv.told = convState{cv.expired, cv.client.Name}
 	ex.told = ex.state()
 	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: &linkEvent{log: cv.lin, callHash: ex.callHash, exID: ex.exID,
-		time: ex.startedAt, session: cv.session, conv: cv.told, state: ex.told, lookup: lookup,
+		time: ex.startedAt, session: cv.session, target: targetOf(o), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
 		originNone: ex.row.RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)}})
 }
 
@@ -164,9 +166,9 @@ func (c *Correlator) tellConv(cv *conversation) {
 type Row struct {
 	// Key orders rows: a row that went through at once keeps its item's
 	// key; a held row takes the key of what released it (the initialize's
-	// item, or Key{Seq: Mark.Seq, Conv: math.MaxInt64} for Advance and
-	// Finish). Keys do not decrease along the Linker's output; they are not
-	// unique.
+	// item, or Key{Seq: Mark.Seq, Again: a, Conv: math.MaxInt64} for
+	// Advance and Finish). Keys do not decrease along the Linker's output;
+	// they are not unique.
 	Key Key
 	// Conv is the Seq of the first observation of the row's conversation:
 	// replaying input from there rebuilds the row.
@@ -202,7 +204,9 @@ type Linker struct {
 	decided map[exRef]*decision // links made, waiting for their row
 	held    []heldRow           // rows of expired sessions, in arrival order
 	expired []*linkConv         // expired conversations whose requests a next session may still repeat
+	earlier []*linkConv         // sessionless conversations with a failed request a next instance may still repeat (ids.go)
 	clocks  logClocks
+	marks   markCount // Marks with the same Seq, for Key.Again
 }
 
 type linkLog struct {
@@ -217,11 +221,14 @@ type linkLog struct {
 const initHistory = 8
 
 type linkConv struct {
-	id        int64
-	session   string
-	state     convState
-	log       logKey
-	lastStart time.Time // of its latest remembered request
+	id         int64
+	session    string
+	state      convState
+	log        logKey
+	lastStart  time.Time // of its latest remembered request
+	firstStart time.Time // of its first remembered request
+	repeatable bool      // in Linker.earlier
+	fresh      bool      // its first remembered request was a handshake
 }
 
 type linkEx struct {
@@ -229,6 +236,7 @@ type linkEx struct {
 	exID      string
 	startedAt time.Time
 	state     exState
+	target    string
 }
 
 type heldRow struct {
@@ -266,6 +274,7 @@ func (l *Linker) Add(it Item) {
 	case itemState:
 		if x := l.exs[it.ref]; x != nil {
 			x.state = it.ev.state
+			l.noteFailed(x)
 			if x.state.final {
 				delete(l.exs, it.ref)
 			}
@@ -321,7 +330,7 @@ func (l *Linker) attach(it *Item) {
 	lg := l.log(ev.log)
 	cv := l.convs[it.conv]
 	if cv == nil {
-		cv = &linkConv{id: it.conv, session: ev.session, log: ev.log}
+		cv = &linkConv{id: it.conv, session: ev.session, log: ev.log, firstStart: ev.time, fresh: ev.opens}
 		l.convs[it.conv] = cv
 	}
 	if ev.conv.expired && !cv.state.expired {
@@ -332,14 +341,18 @@ func (l *Linker) attach(it *Item) {
 		cv.lastStart = ev.time
 	}
 	var prev *linkEx
+	nextInstance := false
 	if ev.lookup {
-		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && p.conv.state.expired &&
+		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && ev.session != "" && p.conv.state.expired &&
 			sameClient(p.conv.state.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt) && ev.time.Sub(p.startedAt) <= NextSessionWindow {
 			prev = p
+		} else if p != nil && laterInstance(p, cv, ev) {
+			prev, nextInstance = p, true
 		}
 	}
-	x := &linkEx{conv: cv, exID: ev.exID, startedAt: ev.time, state: ev.state}
+	x := &linkEx{conv: cv, exID: ev.exID, startedAt: ev.time, state: ev.state, target: ev.target}
 	lg.remember(ev.callHash, x)
+	l.noteFailed(x)
 	if !x.state.final {
 		l.exs[it.ref] = x
 	}
@@ -358,6 +371,9 @@ func (l *Linker) attach(it *Item) {
 	}
 	if open {
 		d.basis = "same_call_while_open"
+	}
+	if nextInstance {
+		d.basis = basisNextInstance
 	}
 	l.decided[it.ref] = d
 }
@@ -471,6 +487,7 @@ func (l *Linker) releaseExpired(at Key, lk logKey, client string) {
 // time is IdleTimeout past them go out with reinitialized false.
 func (l *Linker) Advance(m Mark) {
 	due := l.clocks.apply(&m, l.IdleTimeout)
+	again := l.marks.next(&m)
 	for _, lk := range due {
 		cutoff := l.clocks.now(lk).Add(-l.IdleTimeout)
 		keep := l.held[:0]
@@ -478,7 +495,7 @@ func (l *Linker) Advance(m Mark) {
 			if h.log == lk && h.row.Exchange.EndedAt.Before(cutoff) {
 				f := false
 				h.row.Exchange.Reinitialized = &f
-				h.row.Key = Key{Seq: m.Seq, Conv: math.MaxInt64}
+				h.row.Key = Key{Seq: m.Seq, Again: again, Conv: math.MaxInt64}
 				l.emit(h.row)
 				continue
 			}
@@ -495,6 +512,7 @@ func (l *Linker) Advance(m Mark) {
 	}
 	clear(l.expired[len(keep):])
 	l.expired = keep
+	l.forgetEarlier()
 }
 
 // Finish ends the input, after the items of every correlator's Finish: the
@@ -502,14 +520,16 @@ func (l *Linker) Advance(m Mark) {
 // arrived.
 func (l *Linker) Finish(m Mark) {
 	l.clocks.apply(&m, 0)
+	again := l.marks.next(&m)
 	for _, h := range l.held {
 		f := false
 		h.row.Exchange.Reinitialized = &f
-		h.row.Key = Key{Seq: m.Seq, Conv: math.MaxInt64}
+		h.row.Key = Key{Seq: m.Seq, Again: again, Conv: math.MaxInt64}
 		l.emit(h.row)
 	}
 	l.held = nil
 	l.expired = nil
+	l.earlier = nil
 }
 
 // LowWater is the smallest Seq the Linker still needs: the first
@@ -524,6 +544,9 @@ func (l *Linker) LowWater() int64 {
 	for _, e := range l.expired {
 		lw = min(lw, e.id)
 	}
+	for _, e := range l.earlier {
+		lw = min(lw, e.id)
+	}
 	return lw
 }
 
@@ -533,6 +556,9 @@ func (l *Linker) LowWaterBy(into map[string]int64) {
 		lowerTo(into, h.log.source, h.row.Conv)
 	}
 	for _, e := range l.expired {
+		lowerTo(into, e.log.source, e.id)
+	}
+	for _, e := range l.earlier {
 		lowerTo(into, e.log.source, e.id)
 	}
 }

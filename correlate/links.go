@@ -136,7 +136,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.
-		c.tellAttach(cv, ex, o, prev == nil && cv.session != "")
+		c.tellAttach(cv, ex, o, prev == nil && (cv.session != "" || cv.tracksInstances()))
 	}
 	if prev == nil {
 		return
@@ -171,6 +171,9 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if !failed && prev.final {
 		return // a new call that happens to repeat an earlier success
 	}
+	if prev.inst != ex.inst && isHandshake(ex.method) {
+		return // the handshake that says the client started again (ids.go)
+	}
 	open := !prev.final && !failed
 	r.RetryOrigin = schema.TriggerApplication
 	if o.Trigger == schema.TriggerManual {
@@ -181,6 +184,9 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	r.RetryBasis = schema.Str(basis)
 	if open {
 		r.RetryBasis = schema.Str("same_call_while_open")
+	}
+	if prev.inst != ex.inst {
+		r.RetryBasis = schema.Str(basisNextInstance) // the client started again (ids.go)
 	}
 	if (uncertain || open) && !cv.safeToRepeat(ex.toolName) {
 		r.RetryUnsafe = true

@@ -41,8 +41,10 @@ func ShardKey(o *schema.Observation) uint64 {
 //   - an item emitted while a correlator Adds observation o has Key{Seq:
 //     o.Seq, Conv: 0, N: n}, n counting the items of that Add from 0;
 //   - an item emitted by Advance(m) or Finish(m) (a conversation closed on
-//     idle time or at the end) has Key{Seq: m.Seq, Conv: the Seq of the
-//     conversation's first observation, N: n}, n counting that
+//     idle time or at the end, rows whose wait is over) has Key{Seq: m.Seq,
+//     Again: a, Conv: the Seq of the conversation's first observation, N:
+//     n}, a counting the earlier Marks with the same Seq (a quiet stream's
+//     Marks, the final Mark after the last round's), n counting that
 //     conversation's items of that call from 0.
 //
 // Keys are unique in a run (Seq values are unique, a conversation lives in
@@ -50,17 +52,36 @@ func ShardKey(o *schema.Observation) uint64 {
 // a k-way merge of the shards' outputs by Key (Less) gives one order that
 // does not depend on how conversations were spread over shards.
 type Key struct {
-	Seq  int64
-	Conv int64
-	N    int32
+	Seq   int64
+	Again int32 // Marks with the same Seq before the one that emitted it
+	Conv  int64
+	N     int32
 }
 
-// Less orders keys: by Seq, then Conv, then N.
+// Less orders keys: by Seq, then Again, then Conv, then N.
 func (k Key) Less(o Key) bool { return k.Compare(o) < 0 }
 
 // Compare returns -1, 0 or +1 as k sorts before, with or after o.
 func (k Key) Compare(o Key) int {
-	return cmp.Or(cmp.Compare(k.Seq, o.Seq), cmp.Compare(k.Conv, o.Conv), cmp.Compare(k.N, o.N))
+	return cmp.Or(cmp.Compare(k.Seq, o.Seq), cmp.Compare(k.Again, o.Again), cmp.Compare(k.Conv, o.Conv), cmp.Compare(k.N, o.N))
+}
+
+// markCount counts the Marks with the same Seq a consumer was given (every
+// consumer is given every Mark, so every one counts the same).
+type markCount struct {
+	seq  int64
+	n    int32
+	seen bool
+}
+
+// next takes in a Mark and returns how many Marks with its Seq came before.
+func (mc *markCount) next(m *Mark) int32 {
+	if mc.seen && m.Seq == mc.seq {
+		mc.n++
+	} else {
+		mc.seq, mc.n, mc.seen = m.Seq, 0, true
+	}
+	return mc.n
 }
 
 // logKey names a log: the side, format and source of its observations
@@ -78,8 +99,10 @@ func (a logKey) compare(b logKey) int {
 }
 
 type logTime struct {
-	log logKey
-	now time.Time
+	log   logKey
+	now   time.Time
+	ended bool      // the log's input has no more records (Clock.End)
+	moved time.Time // the newest time over all logs just after the log's latest observation
 }
 
 // Clock is a run's event-time clock, kept by the one goroutine that sees
@@ -90,6 +113,8 @@ type logTime struct {
 type Clock struct {
 	logs    map[logKey]time.Time
 	changed map[logKey]bool
+	ended   map[logKey]bool
+	moved   map[logKey]time.Time // the newest time over all logs just after each log's latest observation
 	now     time.Time
 	// starts is every log's newest record start (o.Time), and
 	// startsMoved the logs whose start moved since the last Mark: the
@@ -100,7 +125,7 @@ type Clock struct {
 
 // NewClock returns an empty clock.
 func NewClock() *Clock {
-	return &Clock{logs: map[logKey]time.Time{}, changed: map[logKey]bool{}}
+	return &Clock{logs: map[logKey]time.Time{}, changed: map[logKey]bool{}, moved: map[logKey]time.Time{}}
 }
 
 // Stamp records o, in input order, before it is routed: it sets
@@ -123,6 +148,10 @@ func (k *Clock) observe(o *schema.Observation) time.Time {
 		k.now = t
 	}
 	k.observeStart(lk, o.Time)
+	if !k.moved[lk].Equal(k.now) {
+		k.moved[lk] = k.now
+		k.changed[lk] = true
+	}
 	return prev
 }
 
@@ -150,6 +179,24 @@ func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 	}
 }
 
+// End says that an input has no more records (a file read to its end):
+// the logs of that source (Position.Source) are marked ended in the next
+// Mark, and what their consumers hold only in case a later record of the
+// same log comes (server rows waiting SameIDWindow for a same-id repeat)
+// is written then instead of at Finish. Streams never end; their quiet is
+// Pass.
+func (k *Clock) End(source string) {
+	for lk := range k.logs {
+		if lk.source == source && !k.ended[lk] {
+			if k.ended == nil {
+				k.ended = map[logKey]bool{}
+			}
+			k.ended[lk] = true
+			k.changed[lk] = true
+		}
+	}
+}
+
 // Mark closes a round at seq: every observation with Seq <= seq has been
 // stamped (and routed). It returns the Mark every correlator, the Linker
 // and the Merger are then advanced with. Marks carry what changed since
@@ -159,7 +206,7 @@ func (k *Clock) Mark(seq int64) Mark {
 	if len(k.changed) > 0 {
 		m.logs = make([]logTime, 0, len(k.changed))
 		for lk := range k.changed {
-			m.logs = append(m.logs, logTime{lk, k.logs[lk]})
+			m.logs = append(m.logs, logTime{lk, k.logs[lk], k.ended[lk], k.moved[lk]})
 		}
 		slices.SortFunc(m.logs, func(a, b logTime) int { return a.log.compare(b.log) })
 		clear(k.changed)
@@ -190,6 +237,8 @@ type logClock struct {
 	now       time.Time
 	lastSweep time.Time
 	start     time.Time // the newest record start (cancel.go)
+	ended     bool
+	movedAt   time.Time // the run's newest time just after the log's latest observation
 }
 
 func (lc *logClocks) get(k logKey) *logClock {
@@ -214,12 +263,34 @@ func (lc *logClocks) apply(m *Mark, idle time.Duration) []logKey {
 		if lt.now.After(c.now) {
 			c.now = lt.now
 		}
+		if lt.moved.After(c.movedAt) {
+			c.movedAt = lt.moved
+		}
+		c.ended = c.ended || lt.ended
 		if idle > 0 && c.now.Sub(c.lastSweep) >= idle/10 {
 			c.lastSweep = c.now
 			due = append(due, lt.log)
 		}
 	}
 	return due
+}
+
+// ended says whether a log's input has no more records (Clock.End).
+func (lc *logClocks) ended(k logKey) bool {
+	if c := lc.logs[k]; c != nil {
+		return c.ended
+	}
+	return false
+}
+
+// quiet is how far the run's newest time has gone since the log's latest
+// observation (0 when unknown): how long, in input order, the log has
+// stood still while others went on, whatever the Marks.
+func (lc *logClocks) quiet(k logKey, now time.Time) time.Duration {
+	if c := lc.logs[k]; c != nil && !c.movedAt.IsZero() {
+		return now.Sub(c.movedAt)
+	}
+	return 0
 }
 
 // now is the newest event time of a log (zero when unknown).
