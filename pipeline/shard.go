@@ -71,6 +71,11 @@ func newShard(cfg *Config) *shard {
 	s := &shard{byIn: cfg.lowWaterByInput}
 	s.c = correlate.NewShard(func(it correlate.Item) { s.items = append(s.items, it) })
 	s.c.IdleTimeout, s.c.Lateness, s.c.MaxHold = cfg.IdleTimeout, cfg.Lateness, cfg.MaxHold
+	if w := cfg.MergeWindow / 2; w > 0 && w < correlate.SameIDWindow && (cfg.Lateness <= 0 || w < cfg.Lateness) {
+		// A server row held for a same-id repeat must still reach the
+		// Merger within the window its client partner waits.
+		s.c.SameIDHold = w
+	}
 	return s
 }
 
