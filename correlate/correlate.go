@@ -903,6 +903,10 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		if ex.method == "initialize" && v.Outcome == classify.Success {
 			res := gjson.GetBytes(v.Judged.Raw, "result")
 			cv.version = res.Get("protocolVersion").String()
+			if r.ProtocolVersion == nil && cv.version != "" {
+				// The handshake's own row carries the version it negotiated.
+				r.ProtocolVersion = schema.Str(cv.version)
+			}
 			if si := res.Get("serverInfo"); si.IsObject() {
 				cv.server = schema.Implementation{Name: si.Get("name").String(), Version: si.Get("version").String()}
 			}
