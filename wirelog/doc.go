@@ -28,9 +28,12 @@
 // session_id is the Mcp-Session-Id request header, or, for the request that
 // created the session (initialize), the one the response assigned;
 // protocol_version is the MCP-Protocol-Version request header. connection is
-// the client's address (RemoteAddr: one TCP connection) unless
-// Options.Connection says otherwise, so that a server's log, which mixes many
-// clients, keeps sessionless clients (2026-07-28) apart.
+// left out unless Options.Connection gives one: without a session
+// (2026-07-28, stateless servers) ingest groups a server's records by it,
+// and nothing the server sees names a client instance (an HTTP client spreads
+// its requests over pooled TCP connections, so RemoteAddr is not one). Give
+// it something that is, such as the authenticated principal; otherwise ingest
+// tells sessionless client instances apart by their own traffic.
 //
 // A handler that writes no response gets the 200 with an empty body that
 // net/http sends for it. A handler that panics before writing a status is

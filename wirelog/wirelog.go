@@ -53,9 +53,8 @@ type Options struct {
 	Transport schema.Transport
 	// Server, when set, names the server on every record.
 	Server *Implementation
-	// Connection gives the record's connection id; nil uses the request's
-	// RemoteAddr (one TCP connection of one client). Return "" to leave it
-	// out.
+	// Connection gives the record's connection id (nil, or "": none). See
+	// the package comment for what makes a good one.
 	Connection func(*http.Request) string
 	// Scenario and Labels are copied onto every record (labels of a record
 	// whose body was cut get the cut label besides).
@@ -120,8 +119,6 @@ func (l *logger) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	if l.opts.Connection != nil {
 		rec.Connection = l.opts.Connection(r)
-	} else {
-		rec.Connection = r.RemoteAddr
 	}
 	rec.SessionID = r.Header.Get("Mcp-Session-Id")
 	rec.ProtocolVersion = validVersion(r.Header.Get("Mcp-Protocol-Version"))

@@ -107,7 +107,8 @@ func TestJSONTransaction(t *testing.T) {
 		w.Header().Add("X-Multi", "one")
 		w.Header().Add("X-Multi", "two")
 		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
-	}), sink, &wirelog.Options{Server: &wirelog.Implementation{Name: "srv", Version: "0.1"}, Scenario: "s1", Labels: map[string]string{"env": "test"}})
+	}), sink, &wirelog.Options{Server: &wirelog.Implementation{Name: "srv", Version: "0.1"}, Scenario: "s1", Labels: map[string]string{"env": "test"},
+		Connection: func(r *http.Request) string { return "tenant-7" }})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
@@ -131,7 +132,7 @@ func TestJSONTransaction(t *testing.T) {
 	}
 	r := recs[0]
 	if r.Format != "wire/1" || r.Side != "server" || r.Transport != "streamable-http" || r.Scenario != "s1" || r.Labels["env"] != "test" ||
-		r.Server == nil || r.Server.Name != "srv" || r.Connection == "" {
+		r.Server == nil || r.Server.Name != "srv" || r.Connection != "tenant-7" {
 		t.Errorf("record 1 identity: %+v", r)
 	}
 	if r.SessionID != "sess-abc" || r.ProtocolVersion != "" {
@@ -287,6 +288,9 @@ func TestDropHeadersOption(t *testing.T) {
 	resp.Body.Close()
 	sink.wait(t, 1)
 	r := sink.records(t)[0]
+	if r.Connection != "" {
+		t.Errorf("connection %q without Options.Connection", r.Connection)
+	}
 	if r.HTTP.Request.Headers["X-Api-Key"] != wirelog.Dropped || r.HTTP.Request.Headers["Authorization"] != "Bearer kept-on-purpose" {
 		t.Fatalf("headers %v", r.HTTP.Request.Headers)
 	}
