@@ -155,8 +155,22 @@ func mergedHop(c, s *schema.Exchange) string {
 	if c.PostCount > s.PostCount && s.PostCount >= 0 && c.Outcome != classify.Cancelled {
 		return HopNetwork // POSTs the server never saw
 	}
+	if brokeBetween(c, s) {
+		return HopNetwork
+	}
 	if c.Outcome == s.Outcome {
 		return HopServer
 	}
 	return HopUnknown
+}
+
+// brokeBetween reports whether each side saw the other end close the
+// connection: the client's log says it broke (a reset stream or connection),
+// the server's that the client went away (a stream closed by the client, a
+// client abort). Neither end closed it: something between them did.
+func brokeBetween(c, s *schema.Exchange) bool {
+	is := func(p *string, v string) bool { return p != nil && *p == v }
+	clientBroken := is(c.StreamEnd, schema.StreamReset) || is(c.TransportFail, schema.FailureReset)
+	serverPeerGone := is(s.StreamEnd, schema.StreamClientClosed) || is(s.TransportFail, schema.FailureClientAbort)
+	return clientBroken && serverPeerGone
 }

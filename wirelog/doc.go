@@ -36,7 +36,9 @@
 // tells sessionless client instances apart by their own traffic.
 //
 // A handler that writes no response gets the 200 with an empty body that
-// net/http sends for it. A handler that panics before writing a status is
+// net/http sends for it, unless the client had gone away by then: that is a
+// failure of kind "client_abort" (nothing was sent). A handler that panics
+// before writing a status is
 // recorded as a failure of kind "reset" (the client sees the connection
 // close), and the panic goes on to net/http as before.
 //

@@ -203,8 +203,14 @@ func (l *logger) finish(rec *schema.WireRecord, cw *captureWriter, r *http.Reque
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	if !cw.wroteHeader {
-		if panicked {
+		switch {
+		case panicked:
 			rec.HTTP.Failure = &schema.WireFailure{Kind: schema.FailureReset, Message: "the handler aborted before sending a status"}
+			return
+		case r.Context().Err() != nil:
+			// The client went away and the handler gave up without a word:
+			// nothing was sent (net/http's implicit 200 goes nowhere).
+			rec.HTTP.Failure = &schema.WireFailure{Kind: schema.FailureClientAbort, Message: "the client went away before the handler wrote a response"}
 			return
 		}
 		// net/http sends 200 with an empty body for a handler that wrote

@@ -398,3 +398,27 @@ func TestLogErrorsDoNotBreakResponses(t *testing.T) {
 		t.Fatalf("errors %v", errs)
 	}
 }
+
+// A handler that gives up silently when its client goes away sent nothing:
+// the record is a client_abort failure, not net/http's implicit 200.
+func TestClientGoneBeforeResponse(t *testing.T) {
+	sink := newSink()
+	started := make(chan struct{})
+	h := wirelog.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-r.Context().Done()
+	}), sink, nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+	go func() { <-started; cancel() }()
+	if _, err := http.DefaultClient.Do(req); err == nil {
+		t.Fatal("the request succeeded")
+	}
+	sink.wait(t, 1)
+	r := sink.records(t)[0]
+	if f := r.HTTP.Failure; f == nil || f.Kind != "client_abort" || r.HTTP.Response != nil || r.HTTP.Request.Body == nil {
+		t.Fatalf("record %+v", r.HTTP)
+	}
+}
