@@ -366,7 +366,9 @@ func (lg *linkLog) remember(h uint64, x *linkEx) {
 // initialize after t.
 func (lg *linkLog) initAfter(client string, t time.Time) bool {
 	for who, at := range lg.lastInit {
-		if (client == "" || who == "" || who == client) && at.After(t) {
+		// At the same instant counts: logs in milliseconds give a client
+		// that re-initializes at once the time of the 404 it reacts to.
+		if (client == "" || who == "" || who == client) && !at.Before(t) {
 			return true
 		}
 	}

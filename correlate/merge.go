@@ -137,6 +137,10 @@ func mergedHop(c, s *schema.Exchange) string {
 		return HopTool
 	case c.Outcome == classify.Cancelled:
 		return HopClient // the client gave up on it
+	case clientGaveUp(c) && !succeeded(s.Outcome) && s.Outcome != classify.ToolError:
+		// The client abandoned it (its own log says so) before the server
+		// answered, without a cancel: the client's hop, too.
+		return HopClient
 	}
 	if n := len(c.HTTPStatuses); n > 0 && c.HTTPStatuses[n-1] != 0 && (c.HTTPStatuses[n-1] < 200 || c.HTTPStatuses[n-1] > 299) {
 		last := c.HTTPStatuses[n-1]
@@ -162,6 +166,13 @@ func mergedHop(c, s *schema.Exchange) string {
 		return HopServer
 	}
 	return HopUnknown
+}
+
+// clientGaveUp reports whether the client's own log says it abandoned the
+// request: it aborted before a status, or closed the response stream.
+func clientGaveUp(c *schema.Exchange) bool {
+	is := func(p *string, v string) bool { return p != nil && *p == v }
+	return is(c.TransportFail, schema.FailureClientAbort) || is(c.StreamEnd, schema.StreamClientClosed)
 }
 
 // brokeBetween reports whether each side saw the other end close the

@@ -35,3 +35,28 @@ func TestMergedHopBrokenBetween(t *testing.T) {
 		}
 	}
 }
+
+// A request the client abandoned (it aborted before any status, without a
+// cancel) that the server had not answered: failed_hop client, as for a
+// cancelled one. The server having answered, it stays network.
+func TestMergedHopClientGaveUp(t *testing.T) {
+	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+	abort := "client_abort"
+	cl := row("client", "a", "1", t0, "NO_RESPONSE", 0)
+	cl.TransportFail = &abort
+	sv := row("server", "x", "1", t0, "NO_RESPONSE", 0)
+	sv.TransportFail = &abort
+	cl2 := row("client", "a", "2", t0.Add(time.Second), "NO_RESPONSE", 0)
+	cl2.TransportFail = &abort
+	sv2 := row("server", "x", "2", t0.Add(time.Second), "TOOL_SUCCESS", 200)
+	out := correlate.MergeViews([]schema.Exchange{cl, sv, cl2, sv2})
+	want := map[string]string{"1": "client", "2": "network"}
+	if len(out) != 2 {
+		t.Fatalf("%d rows", len(out))
+	}
+	for _, r := range out {
+		if r.Sides != "both" || r.FailedHop != want[*r.JSONRPCID] {
+			t.Errorf("id %s: sides %s failed_hop %s, want both %s", *r.JSONRPCID, r.Sides, r.FailedHop, want[*r.JSONRPCID])
+		}
+	}
+}
