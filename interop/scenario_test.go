@@ -127,3 +127,35 @@ func (r row) String() string {
 	}
 	return b.String()
 }
+
+// summary renders the row for the README: method, tool, outcome, then the
+// labels the row sets beyond the defaults of every row (see README.md).
+func (r row) summary(sc *scenario) string {
+	var b strings.Builder
+	b.WriteString("`" + r.method)
+	if r.tool != "" {
+		b.WriteString(" " + r.tool)
+	}
+	b.WriteString("` " + r.outcome)
+	keys := make([]string, 0, len(r.cols))
+	for k := range r.cols {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	clientOnly := r.cols["sides"] == "client"
+	for _, k := range keys {
+		v := r.cols[k]
+		if v == "" || (clientOnly && strings.HasPrefix(k, "server_")) {
+			continue
+		}
+		fmt.Fprintf(&b, " %s=%s", k, v)
+	}
+	if r.pending != "" {
+		var ns []string
+		for _, p := range strings.Split(r.pending, ", ") {
+			ns = append(ns, strings.SplitN(p, " (", 2)[0])
+		}
+		b.WriteString(" (" + strings.Join(ns, ", ") + ")")
+	}
+	return b.String()
+}

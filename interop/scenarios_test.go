@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -436,10 +437,11 @@ func newInstance(h *harness) []row {
 	rows := h.handshake()
 	h.failed(h.call(cl, "echo", echoArgs), errText("503"), "an HTTP 503 error", "echo")
 	rows = append(rows, row{method: "tools/call", tool: "echo", outcome: "HTTP_ERROR",
-		cols: c("http_statuses", "[503]", "sides", "client", "failed_hop", "network", "server_outcome", "null", "server_http_statuses", "[]", "server_post_count", "null")})
+		cols:    c("http_statuses", "[503]", "sides", "client", "failed_hop", "network", "server_outcome", "null", "server_http_statuses", "[]", "server_post_count", "null"),
+		pending: pend(rule4)})
 	cl.close()
 	cl = h.connect()
-	rows = append(rows, row{method: "server/discover", outcome: "SUCCESS", pending: pend(rule4)})
+	rows = append(rows, row{method: "server/discover", outcome: "SUCCESS"})
 	h.ok(h.call(cl, "echo", echoArgs), "echo from the second instance")
 	return append(rows, row{method: "tools/call", tool: "echo", outcome: "TOOL_SUCCESS", cols: c("retry_origin", "application", "retry_basis", ""), pending: pend(rule4)})
 }
@@ -455,6 +457,21 @@ func autoVersion(h *harness) []row {
 	rows := []row{{method: "server/discover", outcome: "SUCCESS", cols: c("protocol_version", string(modern))}, {method: "initialize", outcome: "SUCCESS"}}
 	h.ok(h.call(cl, "echo", echoArgs), "echo")
 	return append(rows, row{method: "tools/call", tool: "echo", outcome: "TOOL_SUCCESS"})
+}
+
+// gatewayRewrite: a gateway between client and server rewrites the tool's
+// isError: true into false; the client is told the call succeeded, with the
+// error text as its result.
+func gatewayRewrite(h *harness) []row {
+	cl := h.connect()
+	rows := h.handshake()
+	r := h.call(cl, "fail", nil)
+	h.ok(r, "fail, rewritten by the gateway")
+	if r.text != toolFailureText {
+		h.t.Errorf("text %q", r.text)
+	}
+	return append(rows, row{method: "tools/call", tool: "fail", outcome: "TOOL_SUCCESS",
+		cols: c("is_error", "false", "server_outcome", "TOOL_ERROR", "failed_hop", "", "suspect_hidden_error", "true"), pending: pend(rule5)})
 }
 
 var scenarios = []*scenario{
@@ -537,6 +554,12 @@ var scenarios = []*scenario{
 		fault: "the proxy answers the first instance's call 503; a second client instance makes the same call with the same id",
 		rule:  nth(1, toolCall("echo"), &fault{status: 503}),
 		steps: newInstance},
+	{name: "gosdk-mcpgo-legacy-gateway-hides-error", client: goSDK, server: mcpGo, era: legacy, capture: harServer,
+		fault: `the proxy rewrites the tool's "isError":true into "isError":false`,
+		rule: nth(-1, toolCall("fail"), &fault{rewrite: func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`"isError":true`), []byte(`"isError":false`))
+		}}),
+		steps: gatewayRewrite},
 	{name: "gosdk-gosdk-auto-version", client: goSDK, server: goSDK, era: legacy, autoVersion: true, capture: wireServer,
 		fault: "none: the client tries 2026-07-28 first",
 		steps: autoVersion},

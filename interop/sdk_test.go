@@ -133,7 +133,7 @@ func (b *backend) serverLog() []byte {
 
 const (
 	hiddenFailureText = "Error: upstream inventory service returned HTTP 502 Bad Gateway"
-	toolFailureText   = "quota exceeded for project acme-42"
+	toolFailureText   = "Error: quota exceeded for project acme-42"
 )
 
 func newBackend(t *testing.T, kind sdk, cfg serverConfig, scenario string) *backend {
