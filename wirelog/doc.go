@@ -59,7 +59,7 @@
 // absent means "not recorded", so ingest judges that exchange UNKNOWN rather
 // than misreading a piece of it) and the record's labels say so:
 // "wirelog.request_body_cut" or "wirelog.response_body_cut" with the body's
-// full size in bytes. The request body is read (up to the limit) before the
+// size in bytes (a request body's as far as the handler read it). The request body is read (up to the limit) before the
 // handler runs, so it is recorded whole even when the handler rejects the
 // request without reading it; the handler still reads every byte.
 //

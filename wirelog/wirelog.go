@@ -25,7 +25,7 @@ const DefaultMaxBody = 1 << 20
 const Dropped = "[dropped]"
 
 // Labels set on a record whose body was longer than the limit; the value is
-// the body's full size in bytes.
+// the body's size in bytes (a request body's as far as the handler read it).
 const (
 	LabelRequestBodyCut  = "wirelog.request_body_cut"
 	LabelResponseBodyCut = "wirelog.response_body_cut"
