@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -420,5 +421,25 @@ func TestClientGoneBeforeResponse(t *testing.T) {
 	r := sink.records(t)[0]
 	if f := r.HTTP.Failure; f == nil || f.Kind != "client_abort" || r.HTTP.Response != nil || r.HTTP.Request.Body == nil {
 		t.Fatalf("record %+v", r.HTTP)
+	}
+}
+
+// TestStandardLibraryOnly: users add this middleware to their servers; it
+// must bring no module with it (mcptrace/schema is standard-library only
+// too).
+func TestStandardLibraryOnly(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "mcptrace/wirelog").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 20 {
+		t.Fatalf("go list -deps gave %q", out)
+	}
+	for _, d := range deps {
+		first := strings.SplitN(d, "/", 2)[0]
+		if strings.Contains(first, ".") || (first == "mcptrace" && d != "mcptrace/wirelog" && d != "mcptrace/schema") {
+			t.Errorf("wirelog depends on %s", d)
+		}
 	}
 }
