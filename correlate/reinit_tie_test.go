@@ -11,16 +11,24 @@ import (
 )
 
 // A client that re-initializes as soon as it sees a 404, logged in
-// milliseconds: the initialize starts in the millisecond the 404 ended. It
-// re-initialized (reinitialized true), and the call it repeats in the new
-// session is an application retry of the one that got the 404.
+// milliseconds: the initialize starts in the millisecond the 404 ended, or,
+// in a HAR (startedDateTime in milliseconds, time in microseconds), seems to
+// start a fraction of a millisecond before it ended. It re-initialized
+// (reinitialized true), and the call it repeats in the new session is an
+// application retry of the one that got the 404.
 func TestReinitializeInTheSameMillisecond(t *testing.T) {
+	for _, endUS := range []int{3000, 3600} {
+		t.Run(strconv.Itoa(endUS), func(t *testing.T) { reinitTie(t, endUS) })
+	}
+}
+
+func reinitTie(t *testing.T, endUS int) {
 	l := newLog(t)
-	at := func(ms int) string {
-		return time.Date(2026, 10, 17, 10, 0, 0, ms*int(time.Millisecond), time.UTC).Format("2006-01-02T15:04:05.000Z")
+	at := func(us int) string {
+		return time.Date(2026, 10, 17, 10, 0, 0, us*int(time.Microsecond), time.UTC).Format(time.RFC3339Nano)
 	}
 	rec := func(start, end int, session, body string, status int, resp string, respSession string) {
-		r := schema.WireRecord{Time: at(start), EndTime: at(end), SessionID: session, Client: &schema.Implementation{Name: "c"},
+		r := schema.WireRecord{Time: at(start * 1000), EndTime: at(end), SessionID: session, Client: &schema.Implementation{Name: "c"},
 			HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", URL: "http://127.0.0.1:8080/mcp", Body: str(body)},
 				Response: &schema.WireResponse{Status: status, ContentType: "application/json", Body: str(resp)}}}
 		if respSession != "" {
@@ -35,10 +43,10 @@ func TestReinitializeInTheSameMillisecond(t *testing.T) {
 	initOK := func(id int) string {
 		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
 	}
-	rec(0, 1, "s1", init(1), 200, initOK(1), "s1")
-	rec(2, 3, "s1", req(2, "tools/call", `{"name":"echo"}`), 404, "Session terminated", "")
-	rec(3, 4, "s2", init(3), 200, initOK(3), "s2")
-	rec(4, 5, "s2", req(4, "tools/call", `{"name":"echo"}`), 200, `{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`, "")
+	rec(0, 1000, "s1", init(1), 200, initOK(1), "s1")
+	rec(2, endUS, "s1", req(2, "tools/call", `{"name":"echo"}`), 404, "Session terminated", "")
+	rec(3, 4000, "s2", init(3), 200, initOK(3), "s2")
+	rec(4, 5000, "s2", req(4, "tools/call", `{"name":"echo"}`), 200, `{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`, "")
 	got, _ := run(l)
 	var gone, again *schema.Exchange
 	for _, r := range got {
