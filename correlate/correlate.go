@@ -953,6 +953,10 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		if ex.method == "initialize" && v.Outcome == classify.Success {
 			res := jsonobj.Get(gjson.ParseBytes(v.Judged.Raw), "result")
 			cv.version = jsonobj.Get(res, "protocolVersion").String()
+			if r.ProtocolVersion == nil && cv.version != "" {
+				// The handshake's own row carries the version it negotiated.
+				r.ProtocolVersion = schema.Str(cv.version)
+			}
 			if si := jsonobj.Get(res, "serverInfo"); si.IsObject() {
 				cv.server = schema.Implementation{Name: si.Get("name").String(), Version: si.Get("version").String()}
 			}

@@ -381,7 +381,9 @@
 //
 //	sequencer: o.Seq = 1, 2, ...; clock.Stamp(o); shard[ShardKey(o) % n].Add(o)
 //	           after an input's last observation (a file read to its end): clock.End(source)
-//	every round: m := clock.Mark(last Seq); every shard: Advance(m) (Finish(m) at the end)
+//	every round: m := clock.Mark(last Seq); every shard: Advance(m)
+//	at the end: m := clock.Mark(last Seq + 1); every shard: Finish(m) (a Seq of its own:
+//	what the last Advance closed, keyed {last Seq, ...}, stays before what Finish closes)
 //	merge the round's items of all shards by Key -> linker.Add; linker.Advance(m) (Finish(m))
 //	linker's rows -> merger.Add; merger.Advance(m) (merger.Finish())
 //

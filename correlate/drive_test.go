@@ -113,6 +113,7 @@ func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merg
 			closeRound(clock.Mark(seq), false)
 		}
 	}
+	seq++ // the final Mark has a Seq of its own, as the pipeline's does
 	closeRound(clock.Mark(seq), true)
 	var st correlate.Stats
 	for _, c := range cs {

@@ -412,11 +412,18 @@ func (lg *linkLog) remember(h uint64, x *linkEx) {
 	lg.recent[h] = x
 }
 
+// stampPrecision is the precision of the times logs give a request's start.
+const stampPrecision = time.Millisecond
+
 // initAfter says whether the client (any client, when unknown) sent an
 // initialize after t.
 func (lg *linkLog) initAfter(client string, t time.Time) bool {
 	for who, at := range lg.lastInit {
-		if (client == "" || who == "" || who == client) && at.After(t) {
+		// Within the logs' time precision counts: logs stamp requests in
+		// milliseconds (HAR startedDateTime, wire logs), so a client that
+		// re-initializes at once may seem to start up to a millisecond
+		// before the 404 it reacts to ended.
+		if (client == "" || who == "" || who == client) && !at.Before(t.Add(-stampPrecision)) {
 			return true
 		}
 	}

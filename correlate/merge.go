@@ -142,6 +142,10 @@ func mergedHop(c, s *schema.Exchange) string {
 		return HopTool
 	case c.Outcome == classify.Cancelled:
 		return HopClient // the client gave up on it
+	case clientGaveUp(c) && !succeeded(s.Outcome) && s.Outcome != classify.ToolError:
+		// The client abandoned it (its own log says so) before the server
+		// answered, without a cancel: the client's hop, too.
+		return HopClient
 	}
 	if n := len(c.HTTPStatuses); n > 0 && c.HTTPStatuses[n-1] != 0 && (c.HTTPStatuses[n-1] < 200 || c.HTTPStatuses[n-1] > 299) {
 		last := c.HTTPStatuses[n-1]
@@ -160,8 +164,29 @@ func mergedHop(c, s *schema.Exchange) string {
 	if c.PostCount > s.PostCount && s.PostCount >= 0 && c.Outcome != classify.Cancelled {
 		return HopNetwork // POSTs the server never saw
 	}
+	if brokeBetween(c, s) {
+		return HopNetwork
+	}
 	if c.Outcome == s.Outcome {
 		return HopServer
 	}
 	return HopUnknown
+}
+
+// clientGaveUp reports whether the client's own log says it abandoned the
+// request: it aborted before a status, or closed the response stream.
+func clientGaveUp(c *schema.Exchange) bool {
+	is := func(p *string, v string) bool { return p != nil && *p == v }
+	return is(c.TransportFail, schema.FailureClientAbort) || is(c.StreamEnd, schema.StreamClientClosed)
+}
+
+// brokeBetween reports whether each side saw the other end close the
+// connection: the client's log says it broke (a reset stream or connection),
+// the server's that the client went away (a stream closed by the client, a
+// client abort). Neither end closed it: something between them did.
+func brokeBetween(c, s *schema.Exchange) bool {
+	is := func(p *string, v string) bool { return p != nil && *p == v }
+	clientBroken := is(c.StreamEnd, schema.StreamReset) || is(c.TransportFail, schema.FailureReset)
+	serverPeerGone := is(s.StreamEnd, schema.StreamClientClosed) || is(s.TransportFail, schema.FailureClientAbort)
+	return clientBroken && serverPeerGone
 }

@@ -450,6 +450,10 @@ end:
 		return nil
 	}
 	final := p.keepOpen == nil || !p.keepOpen()
+	// The last Mark takes a Seq of its own: the round before may have
+	// advanced the correlators to Mark(seq) and closed idle conversations
+	// keyed {seq, first Seq}; what Finish closes must be keyed after them.
+	seq++
 	send(nil, nil, marker{mark: clock.Mark(seq), final: final, last: true})
 	return nil
 }
