@@ -175,7 +175,7 @@ func classify(ev *Evidence) Verdict {
 			if last.Failure == schema.FailurePending {
 				return Verdict{Outcome: Unknown, Reason: "no response yet when the capture was written"}
 			}
-			if ev.Cancelled || (last.Failure == schema.FailureClientAbort && ev.ProtocolVersion == v20260728) {
+			if ev.Cancelled || (last.Failure == schema.FailureClientAbort && Stateless(ev.ProtocolVersion)) {
 				return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
 			}
 			return Verdict{Outcome: NoResponse, Reason: "no HTTP response: " + orDefault(last.Failure, "failure"), ErrorType: orDefault(last.Failure, "_OTHER")}
@@ -245,7 +245,7 @@ func classify(ev *Evidence) Verdict {
 			return Verdict{Outcome: Unknown, Reason: "response body not recorded"}
 		}
 		if last.SSE {
-			if last.StreamEnd == schema.StreamClientClosed && ev.ProtocolVersion == v20260728 {
+			if last.StreamEnd == schema.StreamClientClosed && Stateless(ev.ProtocolVersion) {
 				return Verdict{Outcome: Cancelled, Reason: "client closed the response stream (2026-07-28 cancellation)"}
 			}
 			if last.StreamEnd == schema.StreamClientClosed && ev.Cancelled {
@@ -283,7 +283,7 @@ func classify(ev *Evidence) Verdict {
 // cancelled the request (or, in 2026-07-28, aborted it at all), and a
 // transport failure otherwise.
 func cutBody(ev *Evidence, last *Attempt) Verdict {
-	if last.Failure == schema.FailureClientAbort && (ev.Cancelled || ev.ProtocolVersion == v20260728) {
+	if last.Failure == schema.FailureClientAbort && (ev.Cancelled || Stateless(ev.ProtocolVersion)) {
 		return Verdict{Outcome: Cancelled, Reason: "client aborted the response body and cancelled the request"}
 	}
 	return Verdict{Outcome: NoResponse, Reason: "HTTP " + strconv.Itoa(last.Status) + " came, then the body was cut: " + last.Failure,

@@ -106,11 +106,7 @@ func (c *Correlator) answered(cv *conversation, ex *exchange, o *schema.Observat
 // be cancelled), before 2026-07-28 (where HTTP has no cancel notification:
 // closing the stream is the cancellation).
 func (cv *conversation) cancellable(ex *exchange) bool {
-	version := ex.reqVersion
-	if version == "" {
-		version = cv.version
-	}
-	return !ex.fromServer && ex.method != "initialize" && version != "2026-07-28"
+	return !ex.fromServer && ex.method != "initialize" && !classify.Stateless(ex.versionOf(cv))
 }
 
 // cancel marks an open exchange cancelled by a notification sent at t. A

@@ -507,7 +507,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
 		ex.lastEnd = o.EndOrStart()
 		ex.sseEvents = int32(h.SSEEvents)
-		ex.onSession = o.SessionID != ""
+		// 2026-07-28 has no sessions: a leftover Mcp-Session-Id is ignored
+		// by servers, and a 404 there is never a session expiry.
+		ex.onSession = o.SessionID != "" && !classify.Stateless(ex.versionOf(cv))
 		if h.Responded && h.Status == 404 && ex.onSession {
 			cv.expired = true
 			c.tellConv(cv)
@@ -900,6 +902,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		return
 	}
 	ex.final = true
+	ex.held = false // settled: a later attempt (a reopened same-id row) is no longer an attempt of a held answer
 	cv.open--
 	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	c.keepUnjudged(cv, ex)

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"mcptrace/classify"
+	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -28,13 +29,12 @@ const (
 )
 
 const (
-	stuckStatusPrefix      = "status_"
-	stuckStatusSuffix      = "_for_unknown_session"
-	maxEventIDs            = 8    // event ids an exchange remembers for matching a Last-Event-ID
-	maxRejectionText       = 1024 // how much of a plain-text rejection body is read for its words
-	versionWithoutSessions = "2026-07-28"
-	sessionNotFoundCodeTS  = -32001 // TS1's "Session not found"
-	invalidRequestCode     = -32600
+	stuckStatusPrefix     = "status_"
+	stuckStatusSuffix     = "_for_unknown_session"
+	maxEventIDs           = 8      // event ids an exchange remembers for matching a Last-Event-ID
+	maxRejectionText      = 1024   // how much of a plain-text rejection body is read for its words
+	sessionNotFoundCodeTS = -32001 // TS1's "Session not found"
+	invalidRequestCode    = -32600
 )
 
 // exDiag is what the diagnosis columns need of one exchange.
@@ -65,7 +65,7 @@ type convDiag struct {
 // (GET with Last-Event-ID): Streamable HTTP before 2026-07-28, which
 // removed resumption.
 func resumable(o *schema.Observation, version string) bool {
-	return o.Transport == schema.TransportStreamableHTTP && version != versionWithoutSessions
+	return o.Transport == schema.TransportStreamableHTTP && !classify.Stateless(version)
 }
 
 // noteAttempt follows a POST attempt of a client request, in input order,
@@ -104,7 +104,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 // order the attempts were sent (their exchanges are judged later, the
 // failed ones only when the conversation ends).
 func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Observation, version string) {
-	if o.SessionID == "" || version == versionWithoutSessions || ex.method == "initialize" {
+	if o.SessionID == "" || classify.Stateless(version) || ex.method == "initialize" {
 		return
 	}
 	h := o.HTTP
@@ -133,7 +133,7 @@ func answersAlive(o *schema.Observation, id schema.ID) bool {
 		if m.Where == schema.InRequestBody || m.Kind != schema.MsgResponse || !classify.SameID(m.ID, id) {
 			continue
 		}
-		if e := gjson.GetBytes(m.Raw, "error"); e.IsObject() && saysSessionUnknown(e.Get("message").String()) {
+		if e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error"); e.IsObject() && saysSessionUnknown(jsonobj.Get(e, "message").String()) {
 			return false
 		}
 		return true
@@ -250,7 +250,7 @@ func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Ve
 	if ex.method == "initialize" && !ex.fromServer {
 		cv.diag.sawInit = true
 	}
-	if !ex.onSession || ex.fromServer || version == versionWithoutSessions || ex.method == "initialize" {
+	if !ex.onSession || ex.fromServer || classify.Stateless(version) || ex.method == "initialize" {
 		return false
 	}
 	reason := unknownSessionAnswer(cv, ex, v)
@@ -328,10 +328,10 @@ func unknownSessionAnswer(cv *conversation, ex *exchange, v *classify.Verdict) s
 // that is not JSON.
 func rejection(ex *exchange, last *classify.Attempt, v *classify.Verdict) (text string, code int64, hasCode, ownID bool) {
 	if m := v.Judged; m != nil && m.Kind == schema.MsgResponse && !m.Truncated {
-		e := gjson.GetBytes(m.Raw, "error")
+		e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error")
 		if e.IsObject() {
-			text = e.Get("message").String()
-			if c := e.Get("code"); c.Type == gjson.Number {
+			text = jsonobj.Get(e, "message").String()
+			if c := jsonobj.Get(e, "code"); c.Type == gjson.Number {
 				code, hasCode = c.Int(), true
 			}
 			return text, code, hasCode, classify.SameID(m.ID, ex.id)
@@ -340,9 +340,9 @@ func rejection(ex *exchange, last *classify.Attempt, v *classify.Verdict) (text 
 	for i := range last.Messages {
 		m := &last.Messages[i]
 		if m.Kind == schema.MsgResponse {
-			if e := gjson.GetBytes(m.Raw, "error"); e.IsObject() {
-				text = e.Get("message").String()
-				if c := e.Get("code"); c.Type == gjson.Number {
+			if e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error"); e.IsObject() {
+				text = jsonobj.Get(e, "message").String()
+				if c := jsonobj.Get(e, "code"); c.Type == gjson.Number {
 					code, hasCode = c.Int(), true
 				}
 				return text, code, hasCode, classify.SameID(m.ID, ex.id)
@@ -428,14 +428,14 @@ func refusedByAnswer(ex *exchange, v *classify.Verdict, unknownSession bool) boo
 	if m == nil || m.Kind != schema.MsgResponse || (v.Outcome != classify.JSONRPCError && v.Outcome != classify.InvalidEnvelope) {
 		return false
 	}
-	e := gjson.GetBytes(m.Raw, "error")
+	e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error")
 	if !e.IsObject() {
 		return false
 	}
 	if !classify.SameID(m.ID, ex.id) {
 		return true
 	}
-	return slices.Contains(refusedCodes, e.Get("code").Int())
+	return slices.Contains(refusedCodes, jsonobj.Get(e, "code").Int())
 }
 
 // ranCount counts the attempts of an exchange that ran or may have run on

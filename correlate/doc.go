@@ -223,6 +223,7 @@
 // ordinary traffic. A quicker answer and a JSON body are written at once,
 // so a cancel logged after their record is not seen as before them (a
 // cancel logged before is).
+//
 // # Stuck sessions, broken resumption and side effects done twice
 //
 // session_stuck (with session_stuck_reason) marks a client request on an
@@ -450,7 +451,8 @@
 // A final row of a server's session before 2026-07-28 is written when no
 // other attempt of its id can join it any more: at the first Mark after
 // its log's time is past the wait (Correlator.SameIDHold: SameIDWindow, 2
-// minutes, or -lateness when that is shorter), after its log's input ended
+// minutes, or -lateness when that is shorter; the pipeline makes it at
+// most half its merge window), after its log's input ended
 // (Clock.End), or after its log stood still, in input order, while the
 // run's newest time went on by more than the wait and past it (a server
 // stream with nothing more to say while the client's goes on, whose rows
