@@ -199,14 +199,6 @@ func HiddenFailureText(text string) (suspect bool, reason string) {
 	return judgeText(text, false)
 }
 
-// HiddenFailureJSON judges a structuredContent value.
-func HiddenFailureJSON(v gjson.Result) (suspect bool, reason string) {
-	if !v.IsObject() || len(v.Raw) > hiddenEnvelope {
-		return false, ""
-	}
-	return judgeEnvelope(v)
-}
-
 // headOfString unescapes the first bytes of a long JSON string literal.
 func headOfString(raw string) string {
 	n := 2 * hiddenHead
