@@ -16,18 +16,18 @@ import (
 type Item struct {
 	Key  Key
 	kind itemKind
-	hold bool  // a row of an expired session: held until the log shows what the client did
+	hold bool // a row of an expired session: held until the log shows what the client did
+	// A row's: how many of its attempts ran or may have run on the server
+	// (a repeat in the next session is a side effect done twice only if
+	// it ran). When the row was sent on a session after that session's
+	// 404, ev.stuckSince says when the 404 came (did the client initialize
+	// since?): kept out of Item, which every row and event is.
+	ran  int32
 	conv int64 // the conversation's first Seq
 	ref  exRef // the exchange
 	row  *schema.Exchange
 	ev   *linkEvent
 	end  *ConvEnd
-	// A row's: how many of its attempts ran or may have run on the server
-	// (a repeat in the next session is a side effect done twice only if
-	// it ran), and, when it was sent on a session after that session's
-	// 404, when the 404 came (did the client initialize since?).
-	ran        int32
-	stuckSince time.Time
 }
 
 // ConvEnd reports a closed conversation: its key (ConversationKey), the Seq
@@ -80,16 +80,19 @@ func (ex *exchange) state() exState {
 
 // linkEvent is the payload of the events.
 type linkEvent struct {
-	log      logKey    // the conversation's log (attach, init, held rows)
-	callHash uint64    // attach
-	exID     string    // attach
-	time     time.Time // attach: the request's time; init: the initialize's
-	session  string    // attach
-	target   string    // attach: the server it went to (targetOf)
-	opens    bool      // attach: an initialize or server/discover (a client starting)
-	client   string    // init: the clientInfo name
-	conv     convState // attach, conv
-	state    exState   // attach, state
+	log logKey // the conversation's log (attach, init, held rows)
+	// stuckSince: a row sent on its session after the session's 404 at
+	// this time (diagnose.go).
+	stuckSince time.Time
+	callHash   uint64    // attach
+	exID       string    // attach
+	time       time.Time // attach: the request's time; init: the initialize's
+	session    string    // attach
+	target     string    // attach: the server it went to (targetOf)
+	opens      bool      // attach: an initialize or server/discover (a client starting)
+	client     string    // init: the clientInfo name
+	conv       convState // attach, conv
+	state      exState   // attach, state
 	// attach: look for the call in the client's previous session; the
 	// request is not already a repeat of the same id; a person sent it;
 	// its tool is not safe to repeat.
@@ -119,9 +122,9 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 	if cv.cut {
 		row.HoldCut = true
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.diag.ran, stuckSince: ex.diag.stuckSince}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.diag.ran}
 	if hold || !ex.diag.stuckSince.IsZero() {
-		it.ev = &linkEvent{log: cv.lin}
+		it.ev = &linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince}
 	}
 	c.emit(it)
 }
@@ -305,8 +308,8 @@ func (l *Linker) Add(it Item) {
 				r.DuplicateSideEffect = true
 			}
 		}
-		if !it.stuckSince.IsZero() && r.Sides == string(schema.SideClient) &&
-			l.log(it.ev.log).initBetween(clientOf(r), it.stuckSince, r.StartedAt) {
+		if it.ev != nil && !it.ev.stuckSince.IsZero() && r.Sides == string(schema.SideClient) &&
+			l.log(it.ev.log).initBetween(clientOf(r), it.ev.stuckSince, r.StartedAt) {
 			r.SessionStuckReason = schema.Str(StuckDeadSessionReused)
 		}
 		row := Row{Key: it.Key, Conv: it.conv, Exchange: r}
