@@ -99,7 +99,8 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 						where = schema.InResumedStream
 					}
 				}
-				events := ParseSSE(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete)
+				stream := ParseSSEStream(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete)
+				events := stream.Events
 				for i, e := range events {
 					if e.Type == "endpoint" && obs.SessionID == "" {
 						obs.SessionID = sessionFromURL(e.Data) // legacy HTTP+SSE
@@ -112,7 +113,7 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)
 					stampAt(obs.Messages[n:], eventTime(obs, p, where, i, len(events)))
 				}
-				ev.StreamLastEventID = StreamLastEventID(body, p.StreamEnd == "" || p.StreamEnd == schema.StreamComplete)
+				ev.StreamLastEventID = stream.LastEventID
 			} else {
 				n := len(obs.Messages)
 				obs.Messages = AppendMessages(obs.Messages, []byte(body), schema.InResponseBody, 0)

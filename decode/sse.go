@@ -9,6 +9,17 @@ type Event struct {
 	Data string
 }
 
+// SSEStream is what a client holds after reading an event stream body.
+type SSEStream struct {
+	Events []Event // the dispatched events with data, in order
+	// LastEventID is the event source's last event ID string: the value of
+	// the latest "id" field as of the latest dispatch (a blank line),
+	// priming events with empty data included; an id in an event that the
+	// stream cut before its blank line does not count. "" when the stream
+	// set none: the client has nothing to resume from (Last-Event-ID).
+	LastEventID string
+}
+
 // ParseSSE parses a text/event-stream body following the WHATWG rules: lines
 // end in CRLF, LF or CR; lines starting with ':' are comments; "data" fields
 // accumulate with newlines; a blank line dispatches the event, and an event
@@ -18,14 +29,24 @@ type Event struct {
 // trailing unterminated event is dispatched instead, since some loggers drop
 // the final blank line.
 func ParseSSE(text string, complete bool) []Event {
+	return ParseSSEStream(text, complete).Events
+}
+
+// ParseSSEStream is ParseSSE that also returns the stream's last event ID,
+// found in the same pass: every dispatch sets it from the last event ID
+// buffer, whether or not the event has data, so a priming event counts;
+// with complete, the trailing unterminated event's id counts too.
+func ParseSSEStream(text string, complete bool) SSEStream {
 	var (
 		events []Event
 		data   strings.Builder
 		hasBuf bool
 		typ    string
-		lastID string
+		lastID string // the last event ID buffer
+		held   string // the last event ID string, set at each dispatch
 	)
 	dispatch := func() {
+		held = lastID
 		if hasBuf {
 			d := data.String()
 			d = strings.TrimSuffix(d, "\n")
@@ -62,7 +83,8 @@ func ParseSSE(text string, complete bool) []Event {
 	if complete {
 		dispatch()
 	}
-	return events
+	// A copy, so that keeping the id does not keep the whole body.
+	return SSEStream{Events: events, LastEventID: strings.Clone(held)}
 }
 
 func processField(line string, data *strings.Builder, hasBuf *bool, typ, lastID *string) {

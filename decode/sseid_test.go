@@ -7,27 +7,34 @@ import (
 	"mcptrace/schema"
 )
 
-func TestStreamLastEventID(t *testing.T) {
+// The parser keeps the last event id a client holds (WHATWG: set at every
+// dispatch, priming events included), in the same pass as the events.
+func TestParseSSEStreamLastEventID(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		body     string
 		complete bool
 		want     string
+		events   int // dispatched events with data
 	}{
-		{"priming event only", "id: p-0\nretry: 1000\ndata: \n\n", false, "p-0"},
-		{"the latest dispatched", "id: a\ndata: x\n\nid: b\nevent: message\ndata: y\n\n", false, "b"},
-		{"an event cut before its blank line", "id: a\ndata: x\n\nid: b\ndata: {\"jsonrpc\"", false, "a"},
-		{"forgiven when the stream ended normally", "id: a\ndata: x\n\nid: b\ndata: y", true, "b"},
-		{"an empty id clears it", "id: a\ndata: x\n\nid\ndata: y\n\n", false, ""},
-		{"kept across events without id", "id: a\ndata: x\n\ndata: y\n\n", false, "a"},
-		{"CRLF and no space", "id:z9\r\ndata: x\r\n\r\n", false, "z9"},
-		{"NUL is ignored", "id: a\ndata: x\n\nid: b\x00c\ndata: y\n\n", false, "a"},
-		{"comments and no ids", ": ping\n\nevent: message\ndata: x\n\n", false, ""},
-		{"a field named like id is not id", "idx: q\ndata: x\n\n", false, ""},
-		{"empty", "", false, ""},
+		{"priming event only", "id: p-0\nretry: 1000\ndata: \n\n", false, "p-0", 0},
+		{"the latest dispatched", "id: a\ndata: x\n\nid: b\nevent: message\ndata: y\n\n", false, "b", 2},
+		{"an event cut before its blank line", "id: a\ndata: x\n\nid: b\ndata: {\"jsonrpc\"", false, "a", 1},
+		{"forgiven when the stream ended normally", "id: a\ndata: x\n\nid: b\ndata: y", true, "b", 2},
+		{"an empty id clears it", "id: a\ndata: x\n\nid\ndata: y\n\n", false, "", 2},
+		{"kept across events without id", "id: a\ndata: x\n\ndata: y\n\n", false, "a", 2},
+		{"CRLF and no space", "id:z9\r\ndata: x\r\n\r\n", false, "z9", 1},
+		{"NUL is ignored", "id: a\ndata: x\n\nid: b\x00c\ndata: y\n\n", false, "a", 2},
+		{"comments and no ids", ": ping\n\nevent: message\ndata: x\n\n", false, "", 1},
+		{"a field named like id is not id", "idx: q\ndata: x\n\n", false, "", 1},
+		{"empty", "", false, "", 0},
 	} {
-		if got := decode.StreamLastEventID(tc.body, tc.complete); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		st := decode.ParseSSEStream(tc.body, tc.complete)
+		if st.LastEventID != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, st.LastEventID, tc.want)
+		}
+		if len(st.Events) != tc.events {
+			t.Errorf("%s: %d events, want %d", tc.name, len(st.Events), tc.events)
 		}
 	}
 }

@@ -14,7 +14,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,13 +21,14 @@ import (
 	"strings"
 	"time"
 
+	"mcptrace/samples/internal/gentab"
 	"mcptrace/schema"
 )
 
 func main() {
-	dir, err := abortsDir()
+	dir, err := gentab.Dir("aborts")
 	if err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	s := &samples{}
 	wireAborts(s)
@@ -37,34 +37,10 @@ func main() {
 	mitmproxyHAR(s)
 	recorderHAR(s)
 	if err := s.check(); err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	if err := s.write(dir); err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gen:", err)
-	os.Exit(1)
-}
-
-// abortsDir finds samples/aborts next to the module's go.mod, from the
-// working directory upwards.
-func abortsDir() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "samples", "aborts"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
+		gentab.Fail(err)
 	}
 }
 
@@ -116,12 +92,7 @@ func (s *samples) expect(f *file, line int, method, id string, w want) {
 
 // wire appends one record and returns its 1-based line number.
 func (f *file) wire(r schema.WireRecord) int {
-	r.Format = schema.WireFormat
-	b, err := json.Marshal(r)
-	if err != nil {
-		fail(err)
-	}
-	f.lines = append(f.lines, string(b))
+	f.lines = append(f.lines, gentab.Wire(r))
 	n := len(f.lines)
 	if r.HTTP != nil && r.HTTP.Request.Body != nil {
 		f.note(n, *r.HTTP.Request.Body)
@@ -190,10 +161,7 @@ func (s *samples) write(dir string) error {
 	for _, f := range s.files {
 		var b bytes.Buffer
 		if f.lines != nil {
-			for _, l := range f.lines {
-				b.WriteString(l)
-				b.WriteByte('\n')
-			}
+			b.Write(gentab.NDJSON(f.lines))
 		} else {
 			enc := json.NewEncoder(&b)
 			enc.SetEscapeHTML(false)
@@ -206,58 +174,26 @@ func (s *samples) write(dir string) error {
 			return err
 		}
 	}
-	readme := filepath.Join(dir, "README.md")
-	text, err := os.ReadFile(readme)
-	if err != nil {
-		return err
-	}
-	out := string(text)
-	for _, block := range []struct{ name, table string }{
-		{"expectations", s.expectationsTable()},
-		{"columns", s.columnsTable()},
-	} {
-		if out, err = replaceBlock(out, block.name, block.table); err != nil {
-			return err
-		}
-	}
-	return os.WriteFile(readme, []byte(out), 0o644)
-}
-
-func replaceBlock(doc, name, table string) (string, error) {
-	begin, end := "<!-- "+name+":begin -->\n", "<!-- "+name+":end -->"
-	i := strings.Index(doc, begin)
-	j := strings.Index(doc, end)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("README.md: markers %q and %q not found in order", strings.TrimSpace(begin), end)
-	}
-	return doc[:i+len(begin)] + table + doc[j:], nil
+	return gentab.FillREADME(filepath.Join(dir, "README.md"),
+		gentab.Block{Name: "expectations", Table: s.expectationsTable()},
+		gentab.Block{Name: "columns", Table: s.columnsTable()})
 }
 
 func (s *samples) expectationsTable() string {
-	var b strings.Builder
-	b.WriteString("| file | line | side | method | id | outcome | layer | post_count | http_statuses | retry_origin |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, e := range s.exps {
-		origin := e.want.origin
-		if origin == "" {
-			origin = "none"
-		}
-		fmt.Fprintf(&b, "| %s | %d | client | %s | %s | %s | %s | %d | %s | %s |\n", e.file, e.line, e.method, e.id,
-			e.want.outcome, e.want.layer, e.want.posts, e.want.statuses, origin)
+	rows := make([]gentab.Expectation, len(s.exps))
+	for i, e := range s.exps {
+		rows[i] = gentab.Expectation{File: e.file, Line: e.line, Side: "client", Method: e.method, ID: e.id,
+			Outcome: e.want.outcome, Layer: e.want.layer, Posts: e.want.posts, Statuses: e.want.statuses, Origin: e.want.origin}
 	}
-	return b.String()
+	return gentab.ExpectationsTable(rows)
 }
 
 func (s *samples) columnsTable() string {
-	var b strings.Builder
-	b.WriteString("| file | line | method | id | column | value |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
-	for _, e := range s.exps {
-		for _, c := range e.want.cols {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", e.file, e.line, e.method, e.id, c[0], c[1])
-		}
+	rows := make([]gentab.Columns, len(s.exps))
+	for i, e := range s.exps {
+		rows[i] = gentab.Columns{File: e.file, Line: e.line, Method: e.method, ID: e.id, Cols: e.want.cols}
 	}
-	return b.String()
+	return gentab.ColumnsTable(rows)
 }
 
 // cols states late_response, cancelled, stream_end and transport_failure.
@@ -329,15 +265,13 @@ type clock struct{ t0 time.Time }
 func at(s string) clock {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	return clock{t}
 }
 
 // ms is the time ms milliseconds after t0.
 func (c clock) ms(ms int) time.Time { return c.t0.Add(time.Duration(ms) * time.Millisecond) }
-
-func wireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // ---------------------------------------------------------------------------
 // Wire logs.
@@ -359,7 +293,7 @@ func (w *wireConv) rec(startMS, endMS int, body string, resp *schema.WireRespons
 	for k, v := range reqHeaders {
 		h[k] = v
 	}
-	return w.f.wire(schema.WireRecord{Time: wireTime(w.c.ms(startMS)), EndTime: wireTime(w.c.ms(endMS)), Side: schema.SideClient,
+	return w.f.wire(schema.WireRecord{Time: gentab.Stamp(w.c.ms(startMS)), EndTime: gentab.Stamp(w.c.ms(endMS)), Side: schema.SideClient,
 		Transport: schema.TransportStreamableHTTP, Client: &schema.Implementation{Name: "acme-agent", Version: "3.2.0"},
 		Server: &schema.Implementation{Name: "acme-export", Version: "1.4.0"}, Connection: w.conn, SessionID: w.session,
 		ProtocolVersion: w.version,
@@ -382,7 +316,7 @@ func (w *wireConv) stream(startMS, endMS int, body string, end string, events []
 	resp := &schema.WireResponse{Status: 200, ContentType: "text/event-stream",
 		Headers: map[string]any{"content-type": "text/event-stream", "cache-control": "no-cache"}, Body: &text, StreamEnd: end}
 	for _, ms := range eventMS {
-		resp.EventTimes = append(resp.EventTimes, str(wireTime(w.c.ms(ms))))
+		resp.EventTimes = append(resp.EventTimes, str(gentab.Stamp(w.c.ms(ms))))
 	}
 	return w.rec(startMS, endMS, body, resp, nil)
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"mcptrace/decode"
+	"mcptrace/samples/internal/gentab"
 	"mcptrace/schema"
 )
 
@@ -32,7 +33,7 @@ func at(min, sec, msec int) time.Time {
 	return day.Add(time.Duration(min)*time.Minute + time.Duration(sec)*time.Second + time.Duration(msec)*time.Millisecond)
 }
 
-func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+var ts = gentab.Stamp
 
 func s(v string) *string { return &v }
 
@@ -47,17 +48,10 @@ type peer struct {
 
 type logFile struct {
 	name  string
-	lines [][]byte
+	lines []string
 }
 
-func (f *logFile) add(r schema.WireRecord) {
-	r.Format = schema.WireFormat
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(err)
-	}
-	f.lines = append(f.lines, b)
-}
+func (f *logFile) add(r schema.WireRecord) { f.lines = append(f.lines, gentab.Wire(r)) }
 
 func (p peer) base(start, end time.Time) schema.WireRecord {
 	c, sv := p.client, p.server
@@ -355,16 +349,13 @@ func main() {
 		dir = os.Args[1]
 	}
 	for _, f := range []*logFile{clientLog(), serverLog()} {
-		var out bytes.Buffer
 		for i, l := range f.lines {
-			if _, err := decode.WireLine(l, schema.Position{Source: f.name, Line: int64(i + 1)}); err != nil {
+			if _, err := decode.WireLine([]byte(l), schema.Position{Source: f.name, Line: int64(i + 1)}); err != nil {
 				fmt.Fprintf(os.Stderr, "gen: %s:%d is not a wire record the decoder reads: %v\n", f.name, i+1, err)
 				os.Exit(1)
 			}
-			out.Write(l)
-			out.WriteByte('\n')
 		}
-		if err := os.WriteFile(filepath.Join(dir, f.name), out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f.name), gentab.NDJSON(f.lines), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "gen: %v (run it from the repository root)\n", err)
 			os.Exit(1)
 		}

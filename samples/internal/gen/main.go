@@ -14,9 +14,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,13 +23,14 @@ import (
 	"strings"
 	"time"
 
+	"mcptrace/samples/internal/gentab"
 	"mcptrace/schema"
 )
 
 func main() {
-	root, err := samplesDir()
+	root, err := gentab.Dir()
 	if err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	s := &samples{}
 	seed(s)
@@ -39,34 +38,10 @@ func main() {
 	rules(s)
 	hostile(s)
 	if err := s.check(); err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	if err := s.write(root); err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gen:", err)
-	os.Exit(1)
-}
-
-// samplesDir finds samples/ next to the module's go.mod, from the working
-// directory upwards.
-func samplesDir() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "samples"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
+		gentab.Fail(err)
 	}
 }
 
@@ -140,59 +115,20 @@ func (f *sampleFile) raw(line string) int {
 	return len(f.lines)
 }
 
-// layers maps each outcome to its layer, as listed in classify/doc.go.
-var layers = map[string]any{
-	"TOOL_SUCCESS": "application", "TOOL_ERROR": "application", "SUCCESS": "application",
-	"INPUT_REQUIRED": "interaction", "CANCELLED": "interaction",
-	"JSONRPC_ERROR": "protocol", "MALFORMED_JSON": "protocol", "INVALID_ENVELOPE": "protocol",
-	"INVALID_TOOL_RESULT": "protocol", "INVALID_RESULT": "protocol",
-	"HTTP_ERROR": "transport", "STREAM_INCOMPLETE": "transport", "NO_RESPONSE": "transport",
-	"UNKNOWN": "unknown",
-}
-
 func (s *samples) write(root string) error {
 	for _, f := range s.files {
-		var b bytes.Buffer
-		for _, l := range f.lines {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
 		path := filepath.Join(root, filepath.FromSlash(f.name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, gentab.NDJSON(f.lines), 0o644); err != nil {
 			return err
 		}
 	}
-	readme := filepath.Join(root, "README.md")
-	text, err := os.ReadFile(readme)
-	if err != nil {
-		return err
-	}
-	out := string(text)
-	for _, block := range []struct{ name, table string }{
-		{"expectations", s.expectationsTable()},
-		{"notifications", s.notificationsTable()},
-		{"quarantine", s.quarantineTable()},
-	} {
-		if out, err = replaceBlock(out, block.name, block.table); err != nil {
-			return err
-		}
-	}
-	return os.WriteFile(readme, []byte(out), 0o644)
-}
-
-// replaceBlock puts table between the lines <!-- name:begin --> and
-// <!-- name:end -->.
-func replaceBlock(doc, name, table string) (string, error) {
-	begin, end := "<!-- "+name+":begin -->\n", "<!-- "+name+":end -->"
-	i := strings.Index(doc, begin)
-	j := strings.Index(doc, end)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("README.md: markers %q and %q not found in order", strings.TrimSpace(begin), end)
-	}
-	return doc[:i+len(begin)] + table + doc[j:], nil
+	return gentab.FillREADME(filepath.Join(root, "README.md"),
+		gentab.Block{Name: "expectations", Table: s.expectationsTable()},
+		gentab.Block{Name: "notifications", Table: s.notificationsTable()},
+		gentab.Block{Name: "quarantine", Table: s.quarantineTable()})
 }
 
 func (s *samples) expectationsTable() string {
@@ -207,23 +143,13 @@ func (s *samples) expectationsTable() string {
 		}
 		return rows[i].line < rows[j].line
 	})
-	var b strings.Builder
-	b.WriteString("| file | line | side | method | id | outcome | layer | post_count | http_statuses | retry_origin |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, e := range rows {
-		st := make([]string, len(e.want.statuses))
-		for i, v := range e.want.statuses {
-			st[i] = strconv.Itoa(v)
-		}
-		origin := e.want.origin
-		if origin == "" {
-			origin = "none"
-		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %d | [%s] | %s |\n",
-			e.file, e.line, e.side, e.method, e.id, e.want.outcome, layers[e.want.outcome],
-			e.want.posts, strings.Join(st, ","), origin)
+	table := make([]gentab.Expectation, len(rows))
+	for i, e := range rows {
+		table[i] = gentab.Expectation{File: e.file, Line: e.line, Side: e.side, Method: e.method, ID: e.id,
+			Outcome: e.want.outcome, Layer: gentab.Layer(e.want.outcome), Posts: e.want.posts,
+			Statuses: gentab.Statuses(e.want.statuses), Origin: e.want.origin}
 	}
-	return b.String()
+	return gentab.ExpectationsTable(table)
 }
 
 func (s *samples) notificationsTable() string {
@@ -295,7 +221,7 @@ func (s *samples) check() error {
 		if e.line < 1 || e.line > len(f.lines) {
 			return fmt.Errorf("%s:%d: no such line", e.file, e.line)
 		}
-		if _, ok := layers[e.want.outcome]; !ok {
+		if gentab.Layer(e.want.outcome) == "" {
 			return fmt.Errorf("%s:%d: unknown outcome %s", e.file, e.line, e.want.outcome)
 		}
 		found := false
@@ -387,41 +313,13 @@ func decodeJSON(text string) []map[string]any {
 // JSON building: objects keep the key order they are written in, as real
 // SDKs' output does.
 
-// obj builds a JSON object from key, value pairs.
-func obj(kv ...any) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i+1 < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(js(kv[i].(string)))
-		b.WriteByte(':')
-		b.WriteString(js(kv[i+1]))
-	}
-	b.WriteByte('}')
-	return json.RawMessage(b.Bytes())
-}
-
-// arr builds a JSON array.
-func arr(vs ...any) json.RawMessage {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = js(v)
-	}
-	return json.RawMessage("[" + strings.Join(parts, ",") + "]")
-}
-
-// js marshals v compactly, without HTML escaping.
-func js(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// obj builds a JSON object from key, value pairs, arr a JSON array, js
+// marshals compactly without HTML escaping (package gentab).
+var (
+	obj = gentab.Obj
+	arr = gentab.Arr
+	js  = gentab.JS
+)
 
 func ptr(s string) *string { return &s }
 
@@ -467,7 +365,7 @@ func sse(msgs ...json.RawMessage) string {
 // Traffic: one conversation seen by a client log and, optionally, a server
 // log.
 
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+var stamp = gentab.Stamp
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 

@@ -14,9 +14,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,47 +22,24 @@ import (
 	"strings"
 	"time"
 
+	"mcptrace/samples/internal/gentab"
 	"mcptrace/schema"
 )
 
 func main() {
-	dir, err := protocolDir()
+	dir, err := gentab.Dir("protocol")
 	if err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	g := &gen{now: time.Date(2026, 10, 22, 8, 0, 0, 0, time.UTC)}
 	g.mappedStatuses()
 	g.sdkErrorTexts()
 	g.jsonEdges()
 	if err := g.check(); err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	if err := g.write(dir); err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gen:", err)
-	os.Exit(1)
-}
-
-// protocolDir finds samples/protocol next to the module's go.mod, from the
-// working directory upwards.
-func protocolDir() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "samples", "protocol"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
+		gentab.Fail(err)
 	}
 }
 
@@ -140,7 +115,7 @@ func (g *gen) post(c call) int {
 	}
 	body := c.body
 	g.bodies = append(g.bodies, body)
-	r := schema.WireRecord{Format: schema.WireFormat, Time: stamp(g.now), EndTime: stamp(g.now.Add(c.took)),
+	r := schema.WireRecord{Format: schema.WireFormat, Time: gentab.Stamp(g.now), EndTime: gentab.Stamp(g.now.Add(c.took)),
 		Side: schema.SideClient, Transport: schema.TransportStreamableHTTP, Client: assistant, Server: c.server,
 		Connection: c.conn, SessionID: c.session, ProtocolVersion: c.version,
 		HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: "POST", URL: "http://localhost:8931/mcp", Headers: h, Body: &body}}}
@@ -160,7 +135,7 @@ func (g *gen) post(c call) int {
 			g.bodies = append(g.bodies, resp)
 		}
 	}
-	g.lines = append(g.lines, js(r))
+	g.lines = append(g.lines, gentab.JS(r))
 	return len(g.lines)
 }
 
@@ -483,52 +458,14 @@ func (g *gen) check() error {
 	return nil
 }
 
-var layers = map[string]string{
-	"TOOL_SUCCESS": "application", "TOOL_ERROR": "application", "SUCCESS": "application",
-	"INPUT_REQUIRED": "interaction", "CANCELLED": "interaction",
-	"JSONRPC_ERROR": "protocol", "MALFORMED_JSON": "protocol", "INVALID_ENVELOPE": "protocol",
-	"INVALID_TOOL_RESULT": "protocol", "INVALID_RESULT": "protocol",
-	"HTTP_ERROR": "transport", "STREAM_INCOMPLETE": "transport", "NO_RESPONSE": "transport",
-	"UNKNOWN": "unknown",
-}
-
 func (g *gen) write(dir string) error {
-	var b bytes.Buffer
-	for _, l := range g.lines {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.ndjson"), b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "client.ndjson"), gentab.NDJSON(g.lines), 0o644); err != nil {
 		return err
 	}
-	readme := filepath.Join(dir, "README.md")
-	text, err := os.ReadFile(readme)
-	if err != nil {
-		return err
-	}
-	out := string(text)
-	for _, block := range []struct{ name, table string }{
-		{"lines", g.linesTable()},
-		{"expectations", g.expectationsTable()},
-		{"columns", g.columnsTable()},
-	} {
-		if out, err = replaceBlock(out, block.name, block.table); err != nil {
-			return err
-		}
-	}
-	return os.WriteFile(readme, []byte(out), 0o644)
-}
-
-// replaceBlock puts table between the lines <!-- name:begin --> and
-// <!-- name:end -->.
-func replaceBlock(doc, name, table string) (string, error) {
-	begin, end := "<!-- "+name+":begin -->\n", "<!-- "+name+":end -->"
-	i := strings.Index(doc, begin)
-	j := strings.Index(doc, end)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("README.md: markers %q and %q not found in order", strings.TrimSpace(begin), end)
-	}
-	return doc[:i+len(begin)] + table + doc[j:], nil
+	return gentab.FillREADME(filepath.Join(dir, "README.md"),
+		gentab.Block{Name: "lines", Table: g.linesTable()},
+		gentab.Block{Name: "expectations", Table: g.expectationsTable()},
+		gentab.Block{Name: "columns", Table: g.columnsTable()})
 }
 
 func (g *gen) linesTable() string {
@@ -541,39 +478,18 @@ func (g *gen) linesTable() string {
 }
 
 func (g *gen) expectationsTable() string {
-	var b strings.Builder
-	b.WriteString("| file | line | side | method | id | outcome | layer | post_count | http_statuses | retry_origin |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, e := range g.exchanges {
-		st := make([]string, len(e.statuses))
-		for i, v := range e.statuses {
-			st[i] = strconv.Itoa(v)
-		}
-		fmt.Fprintf(&b, "| %s | %d | client | %s | %s | %s | %s | %d | [%s] | none |\n",
-			file, e.line, e.method, e.id, e.outcome, layers[e.outcome], len(e.statuses), strings.Join(st, ","))
+	rows := make([]gentab.Expectation, len(g.exchanges))
+	for i, e := range g.exchanges {
+		rows[i] = gentab.Expectation{File: file, Line: e.line, Side: "client", Method: e.method, ID: e.id,
+			Outcome: e.outcome, Layer: gentab.Layer(e.outcome), Posts: len(e.statuses), Statuses: gentab.Statuses(e.statuses)}
 	}
-	return b.String()
+	return gentab.ExpectationsTable(rows)
 }
 
 func (g *gen) columnsTable() string {
-	var b strings.Builder
-	b.WriteString("| file | line | method | id | column | value |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, e := range g.exchanges {
-		for _, c := range e.cols {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", file, e.line, e.method, e.id, c[0], c[1])
-		}
+	rows := make([]gentab.Columns, len(g.exchanges))
+	for i, e := range g.exchanges {
+		rows[i] = gentab.Columns{File: file, Line: e.line, Method: e.method, ID: e.id, Cols: e.cols}
 	}
-	return b.String()
-}
-
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
-func js(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return gentab.ColumnsTable(rows)
 }

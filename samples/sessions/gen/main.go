@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,51 +20,28 @@ import (
 	"strings"
 	"time"
 
+	"mcptrace/samples/internal/gentab"
 	"mcptrace/schema"
 )
 
 func main() {
-	dir, err := outDir()
+	dir, err := gentab.Dir("sessions")
 	if err != nil {
-		fail(err)
+		gentab.Fail(err)
 	}
 	logs := []*wireLog{stuckClient(), unknownSessionClient(), unknownSessionServer(), resumeClient(), sideEffectsClient(), sideEffectsServer()}
 	for _, l := range logs {
 		if err := l.check(); err != nil {
-			fail(err)
+			gentab.Fail(err)
 		}
 	}
 	for _, l := range logs {
-		if err := os.WriteFile(filepath.Join(dir, l.name), []byte(strings.Join(l.lines, "\n")+"\n"), 0o644); err != nil {
-			fail(err)
+		if err := os.WriteFile(filepath.Join(dir, l.name), gentab.NDJSON(l.lines), 0o644); err != nil {
+			gentab.Fail(err)
 		}
 		for _, e := range l.listing {
 			fmt.Println(e)
 		}
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "gen:", err)
-	os.Exit(1)
-}
-
-// outDir finds samples/sessions/ next to the module's go.mod, from the
-// working directory upwards.
-func outDir() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "samples", "sessions"), nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = up
 	}
 }
 
@@ -123,7 +99,7 @@ func (l *wireLog) add(t txn) int {
 	if t.lastEvent != "" {
 		hdr["last-event-id"] = t.lastEvent
 	}
-	rec := schema.WireRecord{Format: schema.WireFormat, Time: stamp(t.at), EndTime: stamp(t.end), Side: l.side,
+	rec := schema.WireRecord{Time: stamp(t.at), EndTime: stamp(t.end), Side: l.side,
 		Transport: schema.TransportStreamableHTTP, SessionID: t.session, ProtocolVersion: l.version,
 		HTTP: &schema.WireHTTP{Request: schema.WireRequest{Method: method, URL: url, Headers: hdr}}}
 	if l.client.Name != "" {
@@ -147,11 +123,7 @@ func (l *wireLog) add(t txn) int {
 		body := t.respBody
 		rec.HTTP.Response = &schema.WireResponse{Status: t.status, Headers: t.respHdr, ContentType: t.ctype, Body: &body, StreamEnd: t.streamEnd}
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		panic(err)
-	}
-	l.lines = append(l.lines, string(b))
+	l.lines = append(l.lines, gentab.Wire(rec))
 	n := len(l.lines)
 	if m := gjsonLite(t.body); m.method != "" && m.id != "" {
 		l.listing = append(l.listing, fmt.Sprintf("sessions/%s:%d %s %s", l.name, n, m.method, m.id))
@@ -187,40 +159,12 @@ func gjsonLite(body json.RawMessage) msgInfo {
 	return msgInfo{m.Method, string(m.ID)}
 }
 
-// JSON building. Objects keep the order their keys are written in.
-
-func obj(kv ...any) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i+1 < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(js(kv[i]))
-		b.WriteByte(':')
-		b.WriteString(js(kv[i+1]))
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-func arr(vs ...any) json.RawMessage {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = js(v)
-	}
-	return json.RawMessage("[" + strings.Join(parts, ",") + "]")
-}
-
-func js(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// JSON building (package gentab). Objects keep the order their keys are
+// written in.
+var (
+	obj = gentab.Obj
+	arr = gentab.Arr
+)
 
 func request(id any, method string, params json.RawMessage) json.RawMessage {
 	return obj("jsonrpc", "2.0", "id", id, "method", method, "params", params)
@@ -291,7 +235,7 @@ func stream(evs ...event) string {
 	return b.String()
 }
 
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+var stamp = gentab.Stamp
 
 func at(hhmmss string, ms int) time.Time {
 	t, err := time.Parse(time.RFC3339, "2026-11-12T"+hhmmss+"Z")
