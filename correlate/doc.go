@@ -210,9 +210,12 @@
 // is written when it ends, after the cancel sent meanwhile; a HAR sorted by
 // start lists the stream first: either way the verdict is the same. A cancel
 // sent after the response had arrived does not count (cancelled false, as
-// for a finished request). Where the log dates only one of the two, the
-// order of the records decides, as before: a response on a later record
-// than the cancel (a resumed or GET stream) is late. So that a cancel
+// for a finished request). Where the log dates only one of the two, or
+// both at the same instant (logs keep milliseconds, and a programmatic
+// cancel is answered within one), the order of the records decides, as
+// before: a response on a later record than the cancel (a resumed or GET
+// stream, or the request's own record when the cancel's was logged first,
+// even before the request's) is late. So that a cancel
 // logged after the stream's record is still seen, an answer on a POST's
 // own event stream that came a second or more after its request (a client
 // request other than initialize, before 2026-07-28) is written only once
@@ -340,9 +343,15 @@
 // the skew between the two clocks. failed_hop says where a failure
 // happened: none; tool (isError); server (the server sent the error status
 // or the bad answer itself); network (the server answered but the client
-// saw something else, or the server never saw a request the client sent);
-// client (the client cancelled it, or logged a request no POST carried and
-// the server never saw); unknown when one view cannot tell. A merged row
+// saw something else, or the server never saw a request the client sent;
+// also when the server answered a failure, isError, a JSON-RPC error or an
+// error status, and the client was told the call succeeded: a gateway hid
+// the failure on the way, and the row keeps the client's success with
+// server_outcome saying what the server sent); client (the client
+// cancelled it or abandoned it before it had an answer, or logged a
+// request no POST carried and the server never saw; a client that closed
+// the stream after reading a JSON-RPC error or a bad answer did not
+// abandon it: the answer decides); unknown when one view cannot tell. A merged row
 // keeps the client's verdict; when the client's log lacked the evidence
 // (UNKNOWN) it takes the server's, with its suspect_hidden_error and
 // suspect_reason.
