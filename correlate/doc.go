@@ -340,7 +340,13 @@
 // client_post_count, server_post_count, server_outcome,
 // server_http_statuses and clock_skew_ms, matched on id, method and a hash
 // of the params, within one session when both know it, after allowing for
-// the skew between the two clocks. failed_hop says where a failure
+// the skew between the two clocks. Rows pair one to one: when one server
+// row could be the partner of several client rows of the same call and id
+// (a new sessionless client instance repeating it, 2026-07-28), a client
+// row that received a status the server sent, starting within a second of
+// it after the skew, goes first (times logged to the millisecond, and a
+// skew estimated from start times that hold each request's latency, do not
+// tell such repeats apart); otherwise the nearest. failed_hop says where a failure
 // happened: none; tool (isError); server (the server sent the error status
 // or the bad answer itself); network (the server answered but the client
 // saw something else, or the server never saw a request the client sent;

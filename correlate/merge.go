@@ -70,8 +70,10 @@ func keyOfRow(r *schema.Exchange) (mergeKey, bool) {
 // one: each client conversation goes with the server conversation whose
 // candidate matches are most numerous and agree best on the time
 // difference, whose median is the clock skew between the two logs
-// (clock_skew_ms). Rows then pair within paired conversations at start times
-// that agree, once the skew is allowed for, within MergeTolerance. The
+// (clock_skew_ms). Rows then pair one to one within paired conversations at
+// start times that agree, once the skew is allowed for, within
+// MergeTolerance: first the pairs in which the client received a status the
+// server sent, starting within mergeAgreeWindow, then the nearest. The
 // merged row keeps the client's view (what the agent saw) and adds
 // client_post_count, server_post_count, server_outcome and
 // server_http_statuses; where the client's log lacks the evidence (UNKNOWN)
