@@ -197,7 +197,11 @@
 //	                      version); isError or message text: Go SDK `validating
 //	                      "arguments"` / "invalid params", TS "Input validation
 //	                      error", pydantic "validation error", "missing required
-//	                      argument", "additional properties"; HTTP 422
+//	                      argument", "additional properties"; mcp-go's argument
+//	                      accessors as isError text (`argument "x" cannot be
+//	                      converted to float64`, `argument "x" is not a string`,
+//	                      `required argument "x" not found`) and "input schema
+//	                      validation failed"; HTTP 422
 //	unknown_tool          "Tool X not found" (TS1, also as isError "MCP error -32602:
 //	                      Tool X not found"), "Unknown tool: x" (FastMCP), `unknown
 //	                      tool "x"` (Go SDK), "tool 'x' not found" (mcp-go)

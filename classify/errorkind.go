@@ -251,14 +251,21 @@ var kindPatterns = []kindPattern{
 	// Go SDK (PR #863) `validating "arguments": ...` and "invalid params",
 	// TS1 "Input validation error: Invalid arguments for tool", pydantic
 	// (FastMCP) "1 validation error for xArguments", JSON Schema
-	// validators.
+	// validators, mcp-go's WithInputSchemaValidation "input schema
+	// validation failed" and the texts of its argument accessors
+	// (RequireFloat and the like), which tools return as isError results:
+	// `required argument "x" not found`, `argument "x" cannot be converted
+	// to float64`, `argument "x" is not a string`, `item 0 in argument "x"
+	// is not an int`.
 	{kind: KindValidation, phrases: []string{`validating "arguments`, `validating \"arguments`, "unmarshaling arguments",
 		"unmarshalling arguments", `unmarshaling "arguments`, "invalid param", "invalid argument", "validation error",
 		"validation failed", "failed validation", "schema validation", "missing required argument",
 		"missing required parameter", "missing required property", "missing required field", "additional propert",
 		"unexpected argument", "unexpected parameter", "unexpected property", "unexpected keyword argument"},
-		re:    regexp.MustCompile(`does not match (?:the )?(?:input )?schema|required (?:argument|parameter|property|field)s? (?:is |are )?missing`),
-		needs: []string{"schema", "missing"}},
+		re: regexp.MustCompile(`does not match (?:the )?(?:input )?schema|required (?:argument|parameter|property|field)s? (?:is |are )?missing` +
+			`|\brequired argument "[^"\n]{1,200}" not found|\bargument "[^"\n]{1,200}" (?:cannot be converted to|is not an?) ` +
+			`(?:int|float64|bool|string)\b`),
+		needs: []string{"schema", "missing", "argument \""}},
 	// TS1 "Session not found", "Bad Request: No valid session ID provided",
 	// "Bad Request: Server not initialized", "Mcp-Session-Id header is
 	// required"; PY1 "Invalid or expired session ID", "Session terminated",

@@ -187,6 +187,15 @@ func TestErrorKinds(t *testing.T) {
 		{"TS1 isError", "validation", tool("MCP error -32602: Input validation error: Invalid arguments for tool get_weather: expected string")},
 		{"FastMCP pydantic", "validation", tool("Error executing tool get_weather: 1 validation error for get_weatherArguments\\ncity\\n  Field required")},
 		{"HTTP 422", "validation", status(422, "2025-11-25", "", false)},
+		// mcp-go's argument accessors (RequireFloat, ...), returned by tools
+		// as isError text, and its input schema validation.
+		{"mcp-go RequireFloat", "validation", tool(`argument \"count\" cannot be converted to float64`)},
+		{"mcp-go RequireString", "validation", tool(`argument \"text\" is not a string`)},
+		{"mcp-go RequireInt", "validation", tool(`argument \"n\" is not an int`)},
+		{"mcp-go required", "validation", tool(`required argument \"city\" not found`)},
+		{"mcp-go slice item", "validation", tool(`item 2 in argument \"ids\" is not an int`)},
+		{"mcp-go schema validation", "validation", tool(`input schema validation failed: at '/count': got string, want number`)},
+		{"argument about a file is a tool error", "tool", tool(`argument \"path\" is not a directory`)},
 		// Unknown tool.
 		{"TS1 isError unknown tool", "unknown_tool", tool("MCP error -32602: Tool delete_everything not found")},
 		{"PY1 FastMCP", "unknown_tool", tool("Unknown tool: delete_everything")},

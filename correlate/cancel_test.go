@@ -295,3 +295,38 @@ func derefRows(rs []*schema.Exchange, _ correlate.Stats) []schema.Exchange {
 	}
 	return out
 }
+
+// TestCancelLoggedFirstSameMillisecond: a server's wire log written as each
+// transaction ends holds the cancel's record (its 202 came at once) before
+// the record of the request it cancels, whose stream ended after the
+// answer. An application that cancels programmatically does so within
+// milliseconds, so the cancel and the answer often share a millisecond (the
+// schema's precision): the order of the records then decides, and the
+// cancel, logged first, came first: CANCELLED with late_response (go-sdk's
+// server answers "context canceled" once the cancel reached the tool).
+func TestCancelLoggedFirstSameMillisecond(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		cancel, end     int
+		eventMS         []int
+		outcome         string
+		late, cancelled bool
+	}{
+		{"same millisecond", 3, 3, nil, "CANCELLED", true, true},
+		{"answer dated after the cancel", 2, 3, nil, "CANCELLED", true, true},
+		{"answer dated before the cancel", 3, 4, []int{1, 2}, "TOOL_ERROR", false, false},
+	} {
+		l := newTimedLog(t)
+		l.record("s1", tc.cancel, tc.cancel, req(nil, "notifications/cancelled", `{"requestId":1,"reason":"context canceled"}`),
+			&schema.WireResponse{Status: 202, Body: str("")})
+		l.stream(tc.end, canceledText, schema.StreamComplete, tc.eventMS...)
+		got, _ := run(&logb{t: t, obs: l.obs})
+		if len(got) != 1 {
+			t.Fatalf("%s: %d rows", tc.name, len(got))
+		}
+		if r := got[0]; r.Outcome != tc.outcome || r.LateResponse != tc.late || r.Cancelled != tc.cancelled {
+			t.Errorf("%s: %s (%s) late_response %v cancelled %v, want %s %v %v", tc.name, r.Outcome, r.Reason, r.LateResponse, r.Cancelled,
+				tc.outcome, tc.late, tc.cancelled)
+		}
+	}
+}

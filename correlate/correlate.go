@@ -517,7 +517,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		c.tellState(ex)
 		c.noteAttempt(cv, ex, o)
 		if attemptDecides(&at, rq.ID) || ex.response != nil {
-			c.answered(cv, ex, o, ownResponse(ex, &at), false)
+			// A cancel already counted (logged on an earlier record, even
+			// before the request's own) was logged before this record.
+			c.answered(cv, ex, o, ownResponse(ex, &at), ex.cancelled)
 		}
 	}
 	if onStream {

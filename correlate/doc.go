@@ -210,9 +210,12 @@
 // is written when it ends, after the cancel sent meanwhile; a HAR sorted by
 // start lists the stream first: either way the verdict is the same. A cancel
 // sent after the response had arrived does not count (cancelled false, as
-// for a finished request). Where the log dates only one of the two, the
-// order of the records decides, as before: a response on a later record
-// than the cancel (a resumed or GET stream) is late. So that a cancel
+// for a finished request). Where the log dates only one of the two, or
+// both at the same instant (logs keep milliseconds, and a programmatic
+// cancel is answered within one), the order of the records decides, as
+// before: a response on a later record than the cancel (a resumed or GET
+// stream, or the request's own record when the cancel's was logged first,
+// even before the request's) is late. So that a cancel
 // logged after the stream's record is still seen, an answer on a POST's
 // own event stream that came a second or more after its request (a client
 // request other than initialize, before 2026-07-28) is written only once
@@ -338,12 +341,24 @@
 // client_post_count, server_post_count, server_outcome,
 // server_http_statuses and clock_skew_ms, matched on id, method and a hash
 // of the params, within one session when both know it, after allowing for
-// the skew between the two clocks. failed_hop says where a failure
+// the skew between the two clocks. Rows pair one to one: when one server
+// row could be the partner of several client rows of the same call and id
+// (a new sessionless client instance repeating it, 2026-07-28), a client
+// row that received a status the server sent, starting within a second of
+// it after the skew, goes first (times logged to the millisecond, and a
+// skew estimated from start times that hold each request's latency, do not
+// tell such repeats apart); otherwise the nearest. failed_hop says where a failure
 // happened: none; tool (isError); server (the server sent the error status
 // or the bad answer itself); network (the server answered but the client
-// saw something else, or the server never saw a request the client sent);
-// client (the client cancelled it, or logged a request no POST carried and
-// the server never saw); unknown when one view cannot tell. A merged row
+// saw something else, or the server never saw a request the client sent;
+// also when the server answered a failure, isError, a JSON-RPC error or an
+// error status, and the client was told the call succeeded: a gateway hid
+// the failure on the way, and the row keeps the client's success with
+// server_outcome saying what the server sent); client (the client
+// cancelled it or abandoned it before it had an answer, or logged a
+// request no POST carried and the server never saw; a client that closed
+// the stream after reading a JSON-RPC error or a bad answer did not
+// abandon it: the answer decides); unknown when one view cannot tell. A merged row
 // keeps the client's verdict; when the client's log lacked the evidence
 // (UNKNOWN) it takes the server's, with its suspect_hidden_error and
 // suspect_reason.

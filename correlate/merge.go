@@ -70,8 +70,10 @@ func keyOfRow(r *schema.Exchange) (mergeKey, bool) {
 // one: each client conversation goes with the server conversation whose
 // candidate matches are most numerous and agree best on the time
 // difference, whose median is the clock skew between the two logs
-// (clock_skew_ms). Rows then pair within paired conversations at start times
-// that agree, once the skew is allowed for, within MergeTolerance. The
+// (clock_skew_ms). Rows then pair one to one within paired conversations at
+// start times that agree, once the skew is allowed for, within
+// MergeTolerance: first the pairs in which the client received a status the
+// server sent, starting within mergeAgreeWindow, then the nearest. The
 // merged row keeps the client's view (what the agent saw) and adds
 // client_post_count, server_post_count, server_outcome and
 // server_http_statuses; where the client's log lacks the evidence (UNKNOWN)
@@ -136,15 +138,22 @@ func mergeRows(c, s schema.Exchange, skew time.Duration) schema.Exchange {
 // mergedHop diagnoses the failing hop from both views.
 func mergedHop(c, s *schema.Exchange) string {
 	switch {
+	case succeeded(c.Outcome) && serverAnsweredFailure(s):
+		// The server answered with a failure (isError, a JSON-RPC error,
+		// an error status) and the client was told it succeeded: something
+		// between them (a gateway rewriting the answer) hid the failure.
+		return HopNetwork
 	case succeeded(c.Outcome):
 		return HopNone
 	case c.Outcome == classify.ToolError:
 		return HopTool
 	case c.Outcome == classify.Cancelled:
 		return HopClient // the client gave up on it
-	case clientGaveUp(c) && !succeeded(s.Outcome) && s.Outcome != classify.ToolError:
+	case clientGaveUp(c) && !clientGotAnswer(c) && !succeeded(s.Outcome) && s.Outcome != classify.ToolError:
 		// The client abandoned it (its own log says so) before the server
-		// answered, without a cancel: the client's hop, too.
+		// answered, without a cancel: the client's hop, too. A client that
+		// closed the stream once it had read the answer (a JSON-RPC error,
+		// a bad result) did not give up on it: the answer decides below.
 		return HopClient
 	}
 	if n := len(c.HTTPStatuses); n > 0 && c.HTTPStatuses[n-1] != 0 && (c.HTTPStatuses[n-1] < 200 || c.HTTPStatuses[n-1] > 299) {
@@ -178,6 +187,34 @@ func mergedHop(c, s *schema.Exchange) string {
 func clientGaveUp(c *schema.Exchange) bool {
 	is := func(p *string, v string) bool { return p != nil && *p == v }
 	return is(c.TransportFail, schema.FailureClientAbort) || is(c.StreamEnd, schema.StreamClientClosed)
+}
+
+// serverAnsweredFailure reports whether the server's own log shows it sent a
+// failure: a tool error, a JSON-RPC error, an error status of its own, or a
+// bad answer. A server view without an answer (NO_RESPONSE,
+// STREAM_INCOMPLETE, UNKNOWN: a stream the client left after reading the
+// response, a log that lost the body) says nothing against the client's
+// success.
+func serverAnsweredFailure(s *schema.Exchange) bool {
+	switch s.Outcome {
+	case classify.ToolError, classify.JSONRPCError, classify.HTTPError, classify.InvalidEnvelope,
+		classify.InvalidResult, classify.InvalidToolResult, classify.MalformedJSON:
+		return true
+	}
+	return false
+}
+
+// clientGotAnswer reports whether the client's verdict comes from an answer
+// it received: a JSON-RPC error or a response that was wrong. Such a client
+// may still close the stream after it (go-sdk's client closes a POST's
+// stream as soon as it has read the response, and a HAR then shows the
+// entry aborted): that close is not giving up.
+func clientGotAnswer(c *schema.Exchange) bool {
+	switch c.Outcome {
+	case classify.JSONRPCError, classify.InvalidEnvelope, classify.InvalidResult, classify.InvalidToolResult, classify.MalformedJSON:
+		return true
+	}
+	return false
 }
 
 // brokeBetween reports whether each side saw the other end close the

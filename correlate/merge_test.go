@@ -121,3 +121,51 @@ func BenchmarkMergeViews(b *testing.B) {
 		}
 	}
 }
+
+// TestMergeSameIDRepeatTakesTheServersAnswer: a sessionless client (2026-07-28)
+// sends tools/call id 2, which a proxy answers 503 without forwarding it;
+// a new client instance sends the same call with the same id 2 ms later,
+// and the server answers it 200. Logged to the millisecond, the start
+// times (and the skew estimated from them) cannot tell the two apart; the
+// server's row goes with the client row that received a status the server
+// sent (mcpgo-mcpgo-modern-new-instance in interop/), and the 503 is a
+// request the server never saw: failed_hop network.
+func TestMergeSameIDRepeatTakesTheServersAnswer(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 3, 43, 43, 217_000_000, time.UTC)
+	rows := []schema.Exchange{
+		row("client", "a", "2", t0, "HTTP_ERROR", 503),
+		row("client", "a", "2", t0.Add(2*time.Millisecond), "TOOL_SUCCESS", 200),
+		row("server", "x", "2", t0.Add(2*time.Millisecond), "TOOL_SUCCESS", 200),
+	}
+	rows[1].ExchangeID += "b"
+	out := correlate.MergeViews(rows)
+	if len(out) != 2 {
+		t.Fatalf("%d rows, want 2", len(out))
+	}
+	for _, r := range out {
+		switch r.Outcome {
+		case "HTTP_ERROR":
+			if r.Sides != "client" || r.FailedHop != "network" {
+				t.Errorf("503: sides %s failed_hop %s, want client network", r.Sides, r.FailedHop)
+			}
+		case "TOOL_SUCCESS":
+			if r.Sides != "both" || r.ServerOutcome == nil || *r.ServerOutcome != "TOOL_SUCCESS" {
+				t.Errorf("200: sides %s server_outcome %v, want both TOOL_SUCCESS", r.Sides, r.ServerOutcome)
+			}
+		}
+	}
+	// Far apart, time decides as before: a server row 3 s after the 503
+	// and 7 s before the repeat stays the 503's (the proxy failed after
+	// the server answered).
+	rows = []schema.Exchange{
+		row("client", "b", "2", t0, "HTTP_ERROR", 503),
+		row("server", "y", "2", t0.Add(10*time.Millisecond), "TOOL_SUCCESS", 200),
+		row("client", "b", "2", t0.Add(3*time.Second), "TOOL_SUCCESS", 200),
+	}
+	rows[2].ExchangeID += "b"
+	for _, r := range correlate.MergeViews(rows) {
+		if r.Outcome == "HTTP_ERROR" && (r.Sides != "both" || r.FailedHop != "network") {
+			t.Errorf("far apart: 503 sides %s failed_hop %s, want both network", r.Sides, r.FailedHop)
+		}
+	}
+}

@@ -26,9 +26,13 @@ import (
 //   - conversations pair one to one, for good, when one of them has a row
 //     due (held Window): the pairing that MergeViews would choose among the
 //     held rows of the conversations not yet paired;
-//   - rows pair within paired conversations, nearest first in client start
-//     order, and a pair is written as soon as one of its rows is due (the
-//     merged row takes the client row's place in the output);
+//   - rows pair one to one within paired conversations: first the rows
+//     whose views agree (the client's final status is one the server
+//     sent) and start within
+//     mergeAgreeWindow of each other after the skew, then the others,
+//     nearest first (then in client start order); a pair is written as
+//     soon as one of its rows is due (the merged row takes the client
+//     row's place in the output);
 //   - a due row with no partner is written single-sided; a client row of a
 //     paired conversation that failed and that the server never saw gets
 //     failed_hop network (or client when no POST carried it).
@@ -144,6 +148,27 @@ func (m *Merger) LowWaterBy(into map[string]int64) {
 }
 
 type convPair struct{ client, server string }
+
+// mergeAgreeWindow is how close, after the skew, a client row and a server
+// row whose views agree must start to be paired before the nearest rows
+// that disagree. The skew is estimated from start differences, which hold
+// each request's way through the network and intermediaries (milliseconds
+// to hundreds of them) and are logged to the millisecond: within this
+// window, time alone cannot tell two repeats of one call apart.
+const mergeAgreeWindow = time.Second
+
+// viewsAgree says whether the client received a status the server sent:
+// the client's final HTTP status (0 for none) is among the server's. When a
+// call is repeated with the same id (a new sessionless client instance,
+// 2026-07-28) and one of its attempts was answered by something in between
+// (a proxy's 503 that the server never sent), the server's row belongs to
+// the attempt that received its answer.
+func viewsAgree(c, s *schema.Exchange) bool {
+	if len(c.HTTPStatuses) == 0 {
+		return false
+	}
+	return slices.Contains(s.HTTPStatuses, c.HTTPStatuses[len(c.HTTPStatuses)-1])
+}
 
 // candidatesNear calls fn with the indexes of list (sorted by start time)
 // whose start lies within [at-window, at+window], nearest first, at most
@@ -270,28 +295,53 @@ func (m *Merger) decide(isDue func(*heldMerge) bool) {
 			pr.taken[sc.p.server] = sc.p.client
 		}
 	}
-	// Pass 2: pair rows within paired conversations, nearest first; a pair
-	// is settled when one of its rows is due.
+	// Pass 2: pair rows within paired conversations, one to one: first the
+	// pairs whose views agree within mergeAgreeWindow, then the others
+	// within MergeTolerance, nearest first (then in client start order); a
+	// pair is settled when one of its rows is due.
 	slices.SortStableFunc(client, func(a, b int) int { return rows[a].StartedAt.Compare(rows[b].StartedAt) })
-	used := make([]bool, n)
-	partner := map[int]int{}
-	for _, i := range client {
+	type cand struct {
+		i, j  int
+		d     time.Duration
+		agree bool
+		order int
+	}
+	var cands []cand
+	for ord, i := range client {
 		c := rows[i]
 		k, ok := keyOfRow(c)
 		sconv, paired := pr.convOf[c.ConvKey]
 		if !ok || !paired {
 			continue
 		}
-		best := -1
-		candidatesNear(rows, byKey[k], c.StartedAt.Add(pr.skewOf[c.ConvKey]), MergeTolerance, 64, func(j int) {
-			if best < 0 && !used[j] && rows[j].ConvKey == sconv && sameSession(c, rows[j]) {
-				best = j
+		at := c.StartedAt.Add(pr.skewOf[c.ConvKey])
+		candidatesNear(rows, byKey[k], at, MergeTolerance, 64, func(j int) {
+			if rows[j].ConvKey == sconv && sameSession(c, rows[j]) {
+				d := rows[j].StartedAt.Sub(at).Abs()
+				cands = append(cands, cand{i, j, d, d <= mergeAgreeWindow && viewsAgree(c, rows[j]), ord})
 			}
 		})
-		if best >= 0 {
-			used[best] = true
-			partner[i] = best
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.agree != b.agree {
+			if a.agree {
+				return -1
+			}
+			return 1
 		}
+		if a.d != b.d {
+			return cmp.Compare(a.d, b.d)
+		}
+		return cmp.Compare(a.order, b.order)
+	})
+	used := make([]bool, n)
+	partner := map[int]int{}
+	for _, cd := range cands {
+		if _, done := partner[cd.i]; done || used[cd.j] {
+			continue
+		}
+		used[cd.j] = true
+		partner[cd.i] = cd.j
 	}
 	settled := make([]bool, n)
 	for i, j := range partner {

@@ -461,7 +461,8 @@ func autoVersion(h *harness) []row {
 
 // gatewayRewrite: a gateway between client and server rewrites the tool's
 // isError: true into false; the client is told the call succeeded, with the
-// error text as its result.
+// error text as its result. The failure was hidden by the proxy, between
+// the hops: failed_hop network.
 func gatewayRewrite(h *harness) []row {
 	cl := h.connect()
 	rows := h.handshake()
@@ -471,7 +472,7 @@ func gatewayRewrite(h *harness) []row {
 		h.t.Errorf("text %q", r.text)
 	}
 	return append(rows, row{method: "tools/call", tool: "fail", outcome: "TOOL_SUCCESS",
-		cols: c("is_error", "false", "server_outcome", "TOOL_ERROR", "failed_hop", "", "suspect_hidden_error", "true"), pending: pend(rule5)})
+		cols: c("is_error", "false", "server_outcome", "TOOL_ERROR", "failed_hop", "network", "suspect_hidden_error", "true"), pending: pend(rule5)})
 }
 
 var scenarios = []*scenario{
