@@ -143,19 +143,29 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 		if done && runErr == nil && ko.UntilCaughtUp && !stopped(cfg.Stop) && ctx.Err() == nil {
 			// Caught up on what this member owns. A member that died
 			// without leaving still holds its partitions until the group
-			// evicts it (a session timeout): unless the whole group has
-			// caught up, wait for a rebalance that hands them over.
+			// evicts it: a session timeout, or, when a rebalance is under
+			// way (this member's own join starts one), the rebalance
+			// timeout, within which every member must rejoin. Unless the
+			// whole group has caught up, wait that long for a rebalance
+			// that hands them over.
 			settle := ko.Consumer.SessionTimeout
 			if settle <= 0 {
 				settle = 30 * time.Second // kafka-go's default
 			}
-			deadline := time.Now().Add(settle + settle/2)
+			rebalance := ko.Consumer.RebalanceTimeout
+			if rebalance <= 0 {
+				rebalance = 30 * time.Second // kafka-go's default
+			}
+			deadline := time.Now().Add(max(settle+settle/2, rebalance+settle))
 			warned := false
 			for {
 				all, err := c.GroupCaughtUp(ctx)
 				if err != nil && !warned {
 					warned = true
 					cfg.Log.Warn().Err(err).Msg("kafka: cannot tell whether the group has caught up; waiting a session timeout")
+				}
+				if !all && time.Now().After(deadline) {
+					cfg.Log.Warn().Msg("kafka: the group has not caught up: partitions are still held by members that neither read nor left; ending with what this member owns")
 				}
 				if all || time.Now().After(deadline) {
 					break
