@@ -191,6 +191,11 @@ func finish(t *testing.T, c *kafkatest.Cluster, group, out string) {
 	if code != 0 {
 		t.Fatalf("final consumer exited %d\n%s", code, p)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("final consumer:\n%s", p)
+		}
+	})
 }
 
 func TestKafkaSIGKILLAndRestart(t *testing.T) {
