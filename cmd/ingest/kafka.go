@@ -25,18 +25,19 @@ const ExitUncommitted = 4
 
 // kafkaFlags are the flags of ingest as a Kafka consumer.
 type kafkaFlags struct {
-	brokers         string
-	topics          multiFlag
-	group           string
-	untilCaughtUp   bool
-	sessionTimeout  time.Duration
-	shutdownTimeout time.Duration
-	mergeWindow     time.Duration
-	maxHold         time.Duration
-	metricsAddr     string
-	security        kafkasrc.Security
-	s3              objstore.Config
-	s3Cache         string
+	brokers          string
+	topics           multiFlag
+	group            string
+	untilCaughtUp    bool
+	sessionTimeout   time.Duration
+	rebalanceTimeout time.Duration
+	shutdownTimeout  time.Duration
+	mergeWindow      time.Duration
+	maxHold          time.Duration
+	metricsAddr      string
+	security         kafkasrc.Security
+	s3               objstore.Config
+	s3Cache          string
 }
 
 type multiFlag []string
@@ -58,6 +59,7 @@ func registerKafkaFlags(fs *flag.FlagSet) *kafkaFlags {
 	fs.StringVar(&k.group, "kafka-group", "", "consumer group: every ingest in the group shares the topics' partitions and writes one dataset")
 	fs.BoolVar(&k.untilCaughtUp, "kafka-until-caught-up", false, "consume until every owned partition reaches the end offset seen at start, write, commit and exit 0 (backfills, cron jobs)")
 	fs.DurationVar(&k.sessionTimeout, "kafka-session-timeout", 30*time.Second, "how long the group waits for a silent member before giving its partitions to others")
+	fs.DurationVar(&k.rebalanceTimeout, "kafka-rebalance-timeout", 30*time.Second, "how long a rebalance waits for every member to rejoin (a member that died during one is dropped after it); a drain after a revocation gives up at half of it")
 	fs.DurationVar(&k.shutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, how long ingest may take to write, close and commit before it exits anyway")
 	fs.DurationVar(&k.mergeWindow, "merge-window", pipeline.DefaultKafkaMergeWindow, "Kafka: how long, in the logs' time, a row waits for the other side's view before it is written alone")
 	fs.DurationVar(&k.maxHold, "max-hold", pipeline.DefaultMaxHold, "Kafka: how long, in the logs' time, a conversation still active may hold its partition's commit back; past it its rows are written with hold_cut = true and its later records start a new conversation (0: no bound)")
@@ -157,7 +159,7 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 	}
 	ko := pipeline.KafkaOptions{UntilCaughtUp: k.untilCaughtUp, MergeWindow: k.mergeWindow, MaxHold: k.maxHold, Status: status, Store: store,
 		Consumer: kafkasrc.Config{Brokers: splitList(k.brokers), Topics: k.topics, Group: k.group, Dialer: dialer, Transport: transport,
-			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond)}}
+			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond), RebalanceTimeout: k.rebalanceTimeout}}
 	log.Info().Strs("topics", k.topics).Str("group", k.group).Str("out", cfg.OutDir).Msg("ingest started as a Kafka consumer")
 	sum, err := pipeline.RunKafka(context.Background(), cfg, ko)
 	if err != nil {

@@ -27,7 +27,7 @@ const kafkaTopic = "mcp"
 // rebalances after a kill take seconds.
 func kafkaArgs(c *kafkatest.Cluster, group, out string, extra ...string) []string {
 	args := []string{"-kafka-brokers", strings.Join(c.Addrs(), ","), "-kafka-topic", kafkaTopic, "-kafka-group", group,
-		"-out", out, "-kafka-session-timeout", "2s", "-commit-interval", "300ms", "-flush-interval", "200ms", "-workers", "2"}
+		"-out", out, "-kafka-session-timeout", "2s", "-kafka-rebalance-timeout", "6s", "-commit-interval", "300ms", "-flush-interval", "200ms", "-workers", "2"}
 	return append(args, extra...)
 }
 
