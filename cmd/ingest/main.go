@@ -67,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	lateness := fs.Duration("lateness", 10*time.Minute, "flag exchanges of records this far behind the newest time seen (0: never)")
 	merge := fs.String("merge", "auto", "merge client-side and server-side rows of the same exchanges: auto (when both sides are present), on, off")
 	format := fs.String("format", "", "read every input as this format instead of detecting it: "+formatList())
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
+	memProfile := fs.String("memprofile", "", "write a heap profile (in use and allocated) to this file at the end of the run")
 	kf := registerKafkaFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: ingest [flags] PATH...\n\nReads MCP traffic logs and writes OUT/exchanges and OUT/quarantine as Parquet.\nPATH is a file, a directory (walked), a glob pattern or - for standard input; gzip, zlib and zstd\nare undone and each file's format is detected from its content.\nWith no PATH, ingests the bundled samples/ directory.\n\nflags:\n")
@@ -105,6 +107,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		inputs = []string{"samples"}
 	}
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		log.Error().Err(err).Msg("profile")
+		return ExitUsage
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			log.Error().Err(err).Msg("profile")
+		}
+	}()
 	ps, err := pseudonymizer(*keyFile, *keyID, log)
 	if err != nil {
 		log.Error().Err(err).Msg("pseudonym key")
