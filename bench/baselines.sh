@@ -2,7 +2,9 @@
 # Measures ingest throughput against baselines measured in the same run:
 # reading and splitting lines, reading + validating every line as JSON, and
 # the same ingest with redaction off (every field kept).
-# Usage: bench/run.sh [count]   (prints go test -bench output, then the ratios)
+# Usage: bench/baselines.sh [count]   (prints go test -bench output, then the ratios)
+# (This was bench/run.sh before issue 11; run.sh now measures ingest
+# against DuckDB, see bench/README.md.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-3}
