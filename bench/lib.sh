@@ -1,7 +1,11 @@
+# shellcheck shell=bash
 # Shared by the bench/ scripts: source it after setting `name` (the
 # script's name for messages). It makes sure GNU time is there, creates a
 # work directory ($work, removed on exit) and builds ingest and genlog into
-# it.
+# it. Optional, set before sourcing: work_parent, the directory the work
+# directory is made in (default ${TMPDIR:-/tmp}); build_duckconv=1 also
+# builds bench/duckconv (the DuckDB baseline; cgo, slow to link the first
+# time).
 
 if [[ ! -x /usr/bin/time ]]; then
 	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
@@ -13,9 +17,12 @@ if [[ ! -x /usr/bin/time ]]; then
 	fi
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/mcptrace-${name%.sh}.XXXXXX")
+work=$(mktemp -d "${work_parent:-${TMPDIR:-/tmp}}/mcptrace-${name%.sh}.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-echo "building ingest and genlog into $work" >&2
+echo "building ingest and genlog${build_duckconv:+ and duckconv} into $work" >&2
 go build -o "$work/ingest" ./cmd/ingest
 go build -o "$work/genlog" ./bench/genlog
+if [[ -n ${build_duckconv:-} ]]; then
+	go build -o "$work/duckconv" ./bench/duckconv
+fi
