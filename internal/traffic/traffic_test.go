@@ -227,6 +227,9 @@ func TestEveryOutcome(t *testing.T) {
 			t.Errorf("no %s in %v", o, st.ByOutcome)
 		}
 	}
+	if sum.SuspectHidden == 0 {
+		t.Error("no TOOL_SUCCESS whose text says the tool failed")
+	}
 	// Error messages that leak a password or an e-mail address give the
 	// redactor work; what reaches the Parquet is masked.
 	if sum.Redactions["email"] == 0 || sum.Redactions["url_password"] == 0 {
@@ -248,7 +251,7 @@ func TestEveryOutcome(t *testing.T) {
 // one seed together: every exchange appears once, the merged rows keep the
 // client's verdict and carry the server's.
 func TestClientAndServerMerge(t *testing.T) {
-	o := traffic.Options{Seed: 21, Exchanges: 3000, Sessions: 60}
+	o := traffic.Options{Seed: 21, Exchanges: 2000, Sessions: 50}
 	cb, cst := gen(t, o)
 	o.Side = "server"
 	sb, sst := gen(t, o)
