@@ -78,15 +78,12 @@ type session struct {
 	left         int
 	phase        int
 	next         int64
-	idx          int
 	getOpen      bool
 	getStart     int64
 	getSid       string
 	auth, apiKey string
 	cookie       string
 	repeat       *savedCall
-	page         int
-	started      bool
 }
 
 const (
@@ -398,7 +395,6 @@ func (s *sim) run() error {
 	}
 	for i := 0; i < s.o.Sessions; i++ {
 		ss := s.newSession(i, start+s.g.span(0, 3*sec+int64(s.o.Sessions)*5*ms), cli)
-		ss.idx = len(s.sess)
 		s.sess = append(s.sess, ss)
 		s.sessUp(len(s.sess) - 1)
 	}
@@ -648,7 +644,6 @@ func (s *sim) answer(p *post, ss *session, msg []byte, sse bool, events int, tok
 
 func (s *sim) planInit(ss *session, t int64) int64 {
 	g := s.g
-	ss.started = true
 	id := ss.nextID
 	ss.nextID++
 	sid := s.newSid(ss.srv)
