@@ -17,14 +17,18 @@
 # well above 1 means each partition costs memory. A control that is itself
 # over the bound means the memory goes elsewhere than partitions.
 #
-# Two things about the logs: genlog spreads its exchanges evenly over -days
-# only when -exchanges bounds the log (with -mib alone it assumes 900 bytes
-# an exchange, but they are about 1,000, so -mib 200 -days 1000 would end
-# after ~900 days); the script therefore counts the exchanges that fit in
-# 200 MiB once, then writes each log with -exchanges N: the same bytes,
-# spread over all the days asked for. And genlog's first timestamp is 10:00
-# on its first day, so a log over D days ends on day D+1: the partitions
-# column shows D+1 (1,001 for 1,000 days).
+# About the logs (bench/genlog, package internal/traffic): realistic
+# traffic, about 400 sessions open at once, records of about 3 KB, every
+# outcome. With -days D genlog cuts the traffic into D equal slices, one
+# per calendar day at the same time of day (by exchanges with -exchanges,
+# else by bytes), so a log over 1,000 days has about 70 exchanges a day and
+# each session's conversation ends by idle timeout between its days. The
+# script counts the exchanges that fit in 200 MiB once and writes each log
+# with -exchanges N, so both logs hold the same exchanges (the same traffic;
+# only the times differ, and the sizes by the keep-alive pings of GET
+# streams left open over the jumps). The first timestamp is 10:00 on the
+# first day and each slice stays within its day: the partitions column
+# shows D (1,000 for 1,000 days).
 #
 # Usage (from the repository root): bash bench/rss.sh
 # Needs GNU time (/usr/bin/time; installed with apt-get when missing and

@@ -2,8 +2,9 @@
 # Throughput of ingest on one 200 MiB wire log at -workers 1 and -workers 2,
 # and the ratio of the two (issue 8: target >= 1.7 on the 2-core machine).
 #
-# What it does: builds cmd/ingest, writes the log once with bench/genlog and
-# reuses it for every run, then runs ingest alternately with -workers 1 and
+# What it does: builds cmd/ingest, writes the log once with bench/genlog
+# (realistic traffic of about 400 concurrent sessions, every outcome; see
+# package internal/traffic) and reuses it for every run, then runs ingest alternately with -workers 1 and
 # -workers 2 (A B A B ..., PAIRS pairs, default 3; each pair is followed by
 # a one-core run, see below) so drift on the machine (page cache, other
 # load, thermal) falls on all sides alike. Each run is timed with GNU time
