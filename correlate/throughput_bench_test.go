@@ -7,7 +7,7 @@ import (
 
 	"mcptrace/correlate"
 	"mcptrace/decode"
-	"mcptrace/internal/synth"
+	"mcptrace/internal/traffic"
 	"mcptrace/schema"
 )
 
@@ -17,13 +17,11 @@ const benchCorrelateBytes = 8 << 20
 
 // benchObservations decodes a wire log of about size bytes into
 // observations, in log order, and returns them with the log's size. It is
-// the one place the benchmark's input is made: internal/synth for now (400
-// sessions interleaved: JSON and SSE answers, tool and JSON-RPC errors,
-// retried 503s), to be switched to the realistic generator once it lands.
+// the one place the benchmark's input is made: internal/traffic: a realistic client-side wire log of 400 interleaved sessions (seed 1).
 func benchObservations(tb testing.TB, size int64) ([]*schema.Observation, int64) {
 	tb.Helper()
 	var log bytes.Buffer
-	if _, _, err := synth.Write(&log, synth.Options{Bytes: size, Sessions: 400}); err != nil {
+	if _, err := traffic.Write(&log, traffic.Options{Seed: 1, Bytes: size, Sessions: 400}); err != nil {
 		tb.Fatal(err)
 	}
 	n := int64(log.Len())

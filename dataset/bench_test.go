@@ -9,7 +9,7 @@ import (
 	"mcptrace/correlate"
 	"mcptrace/dataset"
 	"mcptrace/decode"
-	"mcptrace/internal/synth"
+	"mcptrace/internal/traffic"
 	"mcptrace/pipeline"
 	"mcptrace/redact"
 	"mcptrace/schema"
@@ -18,13 +18,11 @@ import (
 // benchRows decodes, correlates and redacts (default policy) a wire log of
 // about size bytes and returns the rows as the pipeline's sink receives
 // them, with the log's size. It is the one place this file's input is made:
-// internal/synth for now (400 sessions interleaved; JSON and SSE answers,
-// tool and JSON-RPC errors, retried 503s), to be switched to the realistic
-// generator once it lands.
+// internal/traffic: a realistic client-side wire log of 400 interleaved sessions (seed 1).
 func benchRows(tb testing.TB, size int64) ([]schema.Exchange, int64) {
 	tb.Helper()
 	var log bytes.Buffer
-	if _, _, err := synth.Write(&log, synth.Options{Bytes: size, Sessions: 400}); err != nil {
+	if _, err := traffic.Write(&log, traffic.Options{Seed: 1, Bytes: size, Sessions: 400}); err != nil {
 		tb.Fatal(err)
 	}
 	n := int64(log.Len())

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"mcptrace/decode"
-	"mcptrace/internal/synth"
+	"mcptrace/internal/traffic"
 	"mcptrace/schema"
 )
 
@@ -28,8 +28,8 @@ import (
 const benchDecodeBytes = 8 << 20
 
 // benchInput builds the input of one format, about size bytes. It is the one
-// place benchmark inputs are made: the wire log comes from internal/synth
-// (to be switched to the realistic generator once it lands), the other
+// place benchmark inputs are made: the wire log and the HAR come from
+// internal/traffic (realistic traffic of 400 sessions, seed 1), the other
 // formats from the samples/ files of the format, their records repeated
 // (line formats) or their entries repeated inside one document (HAR,
 // Inspector, OTLP documents).
@@ -38,7 +38,7 @@ func benchInput(tb testing.TB, f decode.Format, size int) []byte {
 	switch f {
 	case decode.FormatWire:
 		var buf bytes.Buffer
-		if _, _, err := synth.Write(&buf, synth.Options{Bytes: int64(size), Sessions: 400}); err != nil {
+		if _, err := traffic.Write(&buf, traffic.Options{Seed: 1, Bytes: int64(size), Sessions: 400}); err != nil {
 			tb.Fatal(err)
 		}
 		return buf.Bytes()
@@ -51,7 +51,11 @@ func benchInput(tb testing.TB, f decode.Format, size int) []byte {
 	case decode.FormatOTLPLogs:
 		return repeatLines(tb, size, "otlp/logs.ndjson")
 	case decode.FormatHAR:
-		return repeatInDocument(tb, size, []string{"log", "entries"}, "har/devtools.har", "har/mitmproxy.har")
+		var buf bytes.Buffer
+		if _, err := traffic.Write(&buf, traffic.Options{Seed: 1, Bytes: int64(size), Format: "har", Sessions: 400}); err != nil {
+			tb.Fatal(err)
+		}
+		return buf.Bytes()
 	case decode.FormatOTLPTraces:
 		return repeatInDocument(tb, size, []string{"resourceSpans"}, "otlp/traces.json")
 	case decode.FormatInspectorHistory:

@@ -14,13 +14,13 @@ import (
 
 	"mcptrace/decode"
 	"mcptrace/input"
-	"mcptrace/internal/synth"
+	"mcptrace/internal/traffic"
 	"mcptrace/redact"
 )
 
-// writeBenchLog writes a wire log of n tools/call exchanges spread over 500
-// sessions (internal/synth): JSON and SSE responses, tool errors, JSON-RPC
-// errors, 503s retried by the SDK, and notifications.
+// writeBenchLog writes a realistic client-side wire log of n exchanges over
+// 400 interleaved sessions (internal/traffic, seed 1): JSON and SSE
+// responses, tool and JSON-RPC errors, retries, cut streams, credentials.
 func writeBenchLog(tb testing.TB, n int) (string, int64) {
 	tb.Helper()
 	p := filepath.Join(tb.TempDir(), "bench.ndjson")
@@ -28,17 +28,20 @@ func writeBenchLog(tb testing.TB, n int) (string, int64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_, size, err := synth.Write(f, synth.Options{Exchanges: n})
+	st, err := traffic.Write(f, traffic.Options{Seed: 1, Exchanges: int64(n), Sessions: 400})
 	if err == nil {
 		err = f.Close()
 	}
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return p, size
+	if st.Exchanges != int64(n) {
+		tb.Fatalf("the generator wrote %d exchanges, not %d", st.Exchanges, n)
+	}
+	return p, st.Bytes
 }
 
-const benchExchanges = 50000
+const benchExchanges = 20000 // about 60 MB
 
 // BenchmarkReadLines is the baseline: read the file and split it into lines.
 func BenchmarkReadLines(b *testing.B) {

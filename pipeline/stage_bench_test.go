@@ -14,7 +14,7 @@ import (
 
 	"mcptrace/correlate"
 	"mcptrace/decode"
-	"mcptrace/internal/synth"
+	"mcptrace/internal/traffic"
 	"mcptrace/redact"
 	"mcptrace/schema"
 )
@@ -27,12 +27,10 @@ import (
 
 // benchWireLog writes a client-side wire log of about size bytes to w and
 // returns its size. It is the one place this file's input is made:
-// internal/synth for now (400 sessions interleaved; JSON and SSE answers,
-// tool and JSON-RPC errors, retried 503s), to be switched to the realistic
-// generator once it lands.
+// internal/traffic: a realistic client-side wire log of 400 interleaved sessions (seed 1).
 func benchWireLog(tb testing.TB, w *bytes.Buffer, size int64) int64 {
 	tb.Helper()
-	if _, _, err := synth.Write(w, synth.Options{Bytes: size, Sessions: 400}); err != nil {
+	if _, err := traffic.Write(w, traffic.Options{Seed: 1, Bytes: size, Sessions: 400}); err != nil {
 		tb.Fatal(err)
 	}
 	return int64(w.Len())
