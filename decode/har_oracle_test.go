@@ -67,4 +67,3 @@ func decodeHARWhole(source string, r io.Reader, e Emitter) error {
 	}
 	return nil
 }
-

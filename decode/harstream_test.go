@@ -308,8 +308,8 @@ func (g *harGen) Read(p []byte) (int, error) {
 // it on) and samples the live heap every few hundred records.
 type heapPeak struct {
 	records, obs, asks int
-	peak         uint64
-	quar         []string
+	peak               uint64
+	quar               []string
 }
 
 func (h *heapPeak) sample() {
