@@ -151,6 +151,11 @@ func (s *docScanner) peek() int {
 // ws skips white space and returns the next byte (not consumed), or -1.
 func (s *docScanner) ws() int {
 	for {
+		// Indented documents (mitmproxy's, DevTools') are mostly runs of
+		// spaces.
+		for s.pos+8 <= s.end && binary.LittleEndian.Uint64(s.buf[s.pos:]) == ' '*lsb {
+			s.pos += 8
+		}
 		for s.pos < s.end {
 			c := s.buf[s.pos]
 			if c != ' ' && c != '\n' && c != '\r' && c != '\t' {

@@ -58,7 +58,7 @@ import (
 // its entries.
 const (
 	harReadFactor = 64
-	harSpoolMem   = 8 << 20
+	harSpoolMem   = 1 << 20
 )
 
 // harHeadBytes is how much of the document's start is kept for the

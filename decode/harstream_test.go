@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"mcptrace/schema"
 )
 
@@ -248,60 +246,6 @@ func FuzzHARStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc string) {
 		sameAsWhole(t, "fuzz", doc, 0)
 	})
-}
-
-// bigHAR is a reader of a HAR document of about size bytes: the entries of
-// the samples repeated, each copy with its own session ids, never held whole.
-func bigHAR(t testing.TB, size int64) io.Reader {
-	var entries []string
-	for _, name := range []string{"mitmproxy.har", "devtools.har", "mitmproxy-batch.har"} {
-		b, err := os.ReadFile(filepath.Join(harSamples, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		gjson.GetBytes(b, "log.entries").ForEach(func(_, e gjson.Result) bool {
-			entries = append(entries, e.Raw)
-			return true
-		})
-	}
-	return &harGen{entries: entries, size: size, pending: []byte(`{"log":{"version":"1.2","entries":[`)}
-}
-
-type harGen struct {
-	entries []string
-	size    int64
-	n       int64 // bytes produced
-	k       int   // entries produced
-	pending []byte
-	done    bool
-}
-
-var harSessionIDs = []string{"0b6a2f3e-7c41-4d2a-9e55-8f1c0d3b7a19", "2c5ea4c0-4067-41b3-9d1c-0e8a2f7b6d35", "4d9c1f70b2e84a6f9a3e5c7d1b2f8e60", "f81d4fae-7dec-41d0-a765-00a0c91e6bf6"}
-
-func (g *harGen) Read(p []byte) (int, error) {
-	for len(g.pending) == 0 {
-		if g.done {
-			return 0, io.EOF
-		}
-		if g.n >= g.size {
-			g.pending, g.done = []byte("],\"creator\":{\"name\":\"gen\"}}}\n"), true
-			break
-		}
-		e := g.entries[g.k%len(g.entries)]
-		copyNo := g.k / len(g.entries)
-		for _, s := range harSessionIDs {
-			e = strings.ReplaceAll(e, s, fmt.Sprintf("%s-%d", s, copyNo))
-		}
-		if g.k > 0 {
-			e = "," + e
-		}
-		g.k++
-		g.pending = []byte(e)
-	}
-	n := copy(p, g.pending)
-	g.pending = g.pending[n:]
-	g.n += int64(n)
-	return n, nil
 }
 
 // heapPeak is an Emitter that drops what it is given (as a pipeline hands
