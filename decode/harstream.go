@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -327,42 +330,173 @@ func (h *harScan) spool(kind byte, off, size int64, b []byte) {
 	}
 }
 
-// emit is the second pass: each spooled entry decoded and emitted in order.
+// emit is the second pass: the spooled entries decoded and emitted in
+// order. They are read in batches; while one batch is emitted the next is
+// decoded, on as many goroutines as harWorkers says (the entries are
+// independent once the survey is done), each entry's one record kept with
+// it until its turn. Every goroutine is joined before emit returns.
 func (h *harScan) emit() error {
 	rd, err := h.sp.reader()
 	if err != nil {
 		return fmt.Errorf("%s: reading back the HAR entries from their temporary file: %w", h.d.source, err)
 	}
-	for n := int64(1); n <= h.n; n++ {
-		if h.stop() {
-			return ErrStopped
-		}
-		pos := schema.Position{Source: h.d.source, Line: n}
-		kind, err := rd.ReadByte()
-		if err != nil {
-			return h.readBackErr(err)
-		}
-		switch kind {
-		case harSpoolEntry:
-			b, err := h.sp.next(rd)
+	workers := harWorkers()
+	next := int64(1)
+	batch := func(dst []harItem) ([]harItem, error) {
+		dst, size := dst[:0], 0
+		for next <= h.n && len(dst) < harBatchEntries && size < harBatchBytes {
+			it, err := h.readItem(rd, next)
 			if err != nil {
-				return h.readBackErr(err)
+				return dst, err
 			}
-			h.d.entry(pos, gjson.Parse(unsafe.String(unsafe.SliceData(b), len(b))))
-		case harSpoolTooLarge:
-			off, err1 := binary.ReadUvarint(rd)
-			size, err2 := binary.ReadUvarint(rd)
-			b, err3 := h.sp.next(rd)
-			if err := errors.Join(err1, err2, err3); err != nil {
-				return h.readBackErr(err)
-			}
-			h.d.e.Quarantine(pos, ReasonDocumentTooLarge, fmt.Sprintf("HAR entry %d (from byte %d) is %d bytes, more than the %d-byte document limit; it was skipped and the rest of the document decoded (raise -max-document)",
-				n, off, size, h.limit), b)
-		default:
-			return h.readBackErr(fmt.Errorf("record kind %q", kind))
+			next++
+			size += len(it.b)
+			dst = append(dst, it)
 		}
+		return dst, nil
+	}
+	cur, rerr := batch(nil)
+	h.decode(cur, workers)()
+	var spare []harItem
+	for len(cur) > 0 {
+		var nxt []harItem
+		var nerr error
+		wait := func() {}
+		if rerr == nil {
+			nxt, nerr = batch(spare)
+			wait = h.decode(nxt, workers)
+		}
+		for i := range cur {
+			if h.stop() {
+				wait()
+				return ErrStopped
+			}
+			h.put(&cur[i])
+			cur[i] = harItem{} // the emitter owns what it was given
+		}
+		wait()
+		if rerr != nil {
+			return h.readBackErr(rerr)
+		}
+		cur, rerr, spare = nxt, nerr, cur
+	}
+	if rerr != nil {
+		return h.readBackErr(rerr)
 	}
 	return nil
+}
+
+// Second-pass batches: entries read and decoded ahead of the one emitted.
+const (
+	harBatchEntries = 256
+	harBatchBytes   = 4 << 20
+)
+
+// harWorkers is how many goroutines decode a batch: the cores the process
+// may use (ingest -workers), at most 4.
+func harWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// harItem is one spooled record, then what decoding it gave.
+type harItem struct {
+	pos       schema.Position
+	kind      byte
+	b         []byte // the entry, or the first bytes of one too large
+	off, size uint64 // where the one too large was, and its size
+	out       harOut
+}
+
+// harOut is the one record an entry gave.
+type harOut struct {
+	kind           byte // 'o', 'q', 's'
+	obs            *schema.Observation
+	pos            schema.Position
+	reason, detail string
+	raw            []byte
+}
+
+// harRecorder keeps the record an entry gives (harDecoder.entry gives one).
+type harRecorder struct{ out *harOut }
+
+func (r *harRecorder) Observation(o *schema.Observation) { *r.out = harOut{kind: 'o', obs: o} }
+func (r *harRecorder) Quarantine(pos schema.Position, reason, detail string, raw []byte) {
+	*r.out = harOut{kind: 'q', pos: pos, reason: reason, detail: detail, raw: raw}
+}
+func (r *harRecorder) Skip(pos schema.Position, why string) {
+	*r.out = harOut{kind: 's', pos: pos, reason: why}
+}
+
+func (h *harScan) readItem(rd spoolReader, n int64) (harItem, error) {
+	it := harItem{pos: schema.Position{Source: h.d.source, Line: n}}
+	kind, err := rd.ReadByte()
+	if err != nil {
+		return it, err
+	}
+	it.kind = kind
+	switch kind {
+	case harSpoolEntry:
+		it.b, err = h.sp.next(rd)
+		return it, err
+	case harSpoolTooLarge:
+		var err1, err2, err3 error
+		it.off, err1 = binary.ReadUvarint(rd)
+		it.size, err2 = binary.ReadUvarint(rd)
+		it.b, err3 = h.sp.next(rd)
+		return it, errors.Join(err1, err2, err3)
+	}
+	return it, fmt.Errorf("record kind %q", kind)
+}
+
+// decode decodes the entries of items, on up to workers goroutines, and
+// returns the wait for them.
+func (h *harScan) decode(items []harItem, workers int) (wait func()) {
+	one := func(d *harDecoder, rec *harRecorder, it *harItem) {
+		if it.kind == harSpoolEntry {
+			rec.out = &it.out
+			d.entry(it.pos, gjson.Parse(unsafe.String(unsafe.SliceData(it.b), len(it.b))))
+		}
+	}
+	if workers < 2 || len(items) < 2 {
+		rec := &harRecorder{}
+		d := *h.d
+		d.e = rec
+		for i := range items {
+			one(&d, rec, &items[i])
+		}
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	var at atomic.Int64
+	for range min(workers, len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := &harRecorder{}
+			d := *h.d // the survey's results are only read from now on
+			d.e = rec
+			for i := at.Add(1) - 1; i < int64(len(items)); i = at.Add(1) - 1 {
+				one(&d, rec, &items[i])
+			}
+		}()
+	}
+	return wg.Wait
+}
+
+// put emits an item's record.
+func (h *harScan) put(it *harItem) {
+	e := h.d.e
+	if it.kind == harSpoolTooLarge {
+		e.Quarantine(it.pos, ReasonDocumentTooLarge, fmt.Sprintf("HAR entry %d (from byte %d) is %d bytes, more than the %d-byte document limit; it was skipped and the rest of the document decoded (raise -max-document)",
+			it.pos.Line, it.off, it.size, h.limit), it.b)
+		return
+	}
+	switch o := &it.out; o.kind {
+	case 'o':
+		e.Observation(o.obs)
+	case 'q':
+		e.Quarantine(o.pos, o.reason, o.detail, o.raw)
+	case 's':
+		e.Skip(o.pos, o.reason)
+	}
 }
 
 func (h *harScan) readBackErr(err error) error {
@@ -373,8 +507,11 @@ func (h *harScan) readBackErr(err error) error {
 }
 
 // harSpool holds the records of the first pass for the second: in memory
-// up to harSpoolMem, then in a temporary file, unlinked as soon as it is
-// made where the system allows it.
+// up to harSpoolMem, then in a temporary file (os.CreateTemp: TMPDIR, mode
+// 0600), unlinked as soon as it is made where the system allows it, so
+// nothing of it outlives the process even when it is killed. It holds the
+// entries as the input has them, secrets included: it is a copy of the
+// input, never output, and it is gone when the decoder returns.
 type harSpool struct {
 	mem     []byte
 	f       *os.File

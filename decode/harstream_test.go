@@ -169,11 +169,23 @@ func harOddDocs() map[string]string {
 // TestHARStreamMatchesWhole: on every sample and odd document, the streaming
 // decoder emits exactly what the whole-document decoder did.
 func TestHARStreamMatchesWhole(t *testing.T) {
-	for name, doc := range harSampleDocs(t) {
-		sameAsWhole(t, name, doc, 0)
+	// The second pass decodes on as many goroutines as the process may
+	// use: one, two, four; several batches of entries.
+	good := harEntry(harT0, `[{"name":"Mcp-Session-Id","value":"s1"}]`, harCall, `{"status":200,"headers":[],"content":{"mimeType":"application/json","text":`+strconv.Quote(harResult)+`}}`)
+	var many []string
+	for i := range 1000 {
+		many = append(many, strings.Replace(good, `"id\":7`, fmt.Sprintf(`"id\":%d`, i), 1), `"x"`, `{"request":5}`, `{"startedDateTime":"2026-03-14T10:22:05Z","request":{"method":"GET","url":"http://x/logo.png"}}`)
 	}
-	for name, doc := range harOddDocs() {
-		sameAsWhole(t, name, doc, 0)
+	for _, procs := range []int{1, 2, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		for name, doc := range harSampleDocs(t) {
+			sameAsWhole(t, fmt.Sprint(name, " on ", procs), doc, 0)
+		}
+		for name, doc := range harOddDocs() {
+			sameAsWhole(t, fmt.Sprint(name, " on ", procs), doc, 0)
+		}
+		sameAsWhole(t, fmt.Sprint("many entries on ", procs), harDoc(many...), 0)
+		runtime.GOMAXPROCS(prev)
 	}
 }
 
