@@ -33,14 +33,17 @@
 //     -max-line): a longer line is quarantined as ReasonLineTooLong and
 //     skipped up to its newline; decoding goes on.
 //   - The document limit (DocumentLimiter, MaxDocument; DefaultMaxDocument
-//     256 MiB; ingest -max-document): a whole-document input (HAR, Inspector
+//     256 MiB; ingest -max-document): a whole-document input (Inspector
 //     export, a pretty-printed OTLP document) larger than it is quarantined
 //     once as ReasonDocumentTooLarge, the limit named in the detail, and
 //     decoding of that input ends; no more than the limit is ever held. The
 //     skip of an over-long line that runs past the document limit without a
 //     newline is quarantined the same way and ends the input too, so an
 //     endless input with a forced format (-format har /dev/zero, -format wire
-//     /dev/zero) ends. The document limit also caps the line limit.
+//     /dev/zero) ends. The document limit also caps the line limit. A HAR
+//     is streamed and the limit bounds one entry instead (harstream.go): an
+//     entry past it is quarantined as ReasonDocumentTooLarge where it is and
+//     decoding goes on; the document may be harReadFactor times the limit.
 //
 // After such a record the decoder returns an error wrapping ErrLimit: the
 // record is already quarantined, and the caller must neither report it again

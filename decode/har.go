@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -103,63 +101,6 @@ func skipSpace(b []byte) []byte {
 	return b
 }
 
-// decodeHARFile reads a whole HAR document and emits one observation (or
-// quarantine, or skip) per entry. A document that is not valid JSON, or has
-// no log.entries array, is one quarantined record at line 1.
-func decodeHARFile(source string, r io.Reader, e Emitter) error {
-	data, err := readDocument(source, r, e, "the HAR document")
-	if err != nil {
-		return err
-	}
-	doc := schema.Position{Source: source, Line: 1}
-	data = trimBOM(data)
-	switch {
-	case IsBlank(data):
-		e.Quarantine(doc, ReasonNotJSON, "empty input: not a HAR document", data)
-		return nil
-	case depthExceeds(data, MaxDepth):
-		e.Quarantine(doc, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth), clipRaw(data))
-		return nil
-	case !validJSON(data):
-		e.Quarantine(doc, ReasonNotJSON, "not valid JSON (truncated or corrupt HAR document)", clipRaw(data))
-		return nil
-	}
-	// data is never written again: read it as a string without copying it.
-	root := gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
-	if !root.IsObject() {
-		e.Quarantine(doc, ReasonNotObject, fmt.Sprintf("a HAR document is a JSON object, found %s", root.Type), clipRaw(data))
-		return nil
-	}
-	entries := root.Get("log.entries")
-	if !entries.IsArray() {
-		e.Quarantine(doc, ReasonMissingField, `no "log.entries" array: not a HAR document`, clipRaw(data))
-		return nil
-	}
-	d := harDecoder{source: source, e: e, legacy: map[string]bool{}}
-	stop := stopFunc(e)
-	stopped := false
-	entries.ForEach(func(_, ent gjson.Result) bool {
-		if stopped = stop(); stopped {
-			return false
-		}
-		d.survey(ent)
-		return true
-	})
-	n := int64(0)
-	entries.ForEach(func(_, ent gjson.Result) bool {
-		if stopped = stopped || stop(); stopped {
-			return false
-		}
-		n++
-		d.entry(schema.Position{Source: source, Line: n}, ent)
-		return true
-	})
-	if stopped {
-		return ErrStopped
-	}
-	return nil
-}
-
 func clipRaw(b []byte) []byte {
 	if len(b) > maxQuarantineRaw {
 		b = b[:maxQuarantineRaw]
@@ -185,7 +126,8 @@ type harDecoder struct {
 
 // survey looks at an entry, before any is emitted, for evidence of the legacy
 // HTTP+SSE transport: a GET stream announcing its POST endpoint, or POSTs to
-// a ?sessionId= URL answered 202.
+// a ?sessionId= URL answered 202. It keeps nothing of ent (the first pass
+// hands it an entry in the read buffer): session ids are cloned.
 func (d *harDecoder) survey(ent gjson.Result) {
 	req, resp := ent.Get("request"), ent.Get("response")
 	method := strings.ToUpper(req.Get("method").String())
@@ -207,7 +149,7 @@ func (d *harDecoder) survey(ent gjson.Result) {
 			if ev.Type == "endpoint" {
 				d.legacyAny = true
 				if sid := sessionFromURL(ev.Data); sid != "" {
-					d.legacy[sid] = true
+					d.legacy[strings.Clone(sid)] = true
 				}
 			}
 		}
@@ -217,7 +159,7 @@ func (d *harDecoder) survey(ent gjson.Result) {
 		}
 		if sid := sessionFromURL(req.Get("url").String()); sid != "" {
 			d.legacyAny = true
-			d.legacy[sid] = true
+			d.legacy[strings.Clone(sid)] = true
 		}
 	}
 }

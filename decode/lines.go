@@ -14,10 +14,11 @@ import (
 const DefaultMaxLine = 16 << 20
 
 // DefaultMaxDocument is the document limit unless configured otherwise
-// (ingest -max-document): the most one whole-document input (a HAR, an
-// Inspector export, a pretty-printed OTLP document) may make the process
-// hold, and how far an over-long line is skipped looking for its newline
-// before the rest of the input is abandoned.
+// (ingest -max-document): the most one whole-document input (an Inspector
+// export, a pretty-printed OTLP document) or one HAR entry (a HAR is
+// streamed: harstream.go) may make the process hold, and how far an
+// over-long line is skipped looking for its newline before the rest of the
+// input is abandoned.
 //
 // 256 MiB: a decoder holds a document at about two to three times its size
 // (the bytes, the observations copied out of it), so the default keeps one
@@ -336,7 +337,7 @@ func eachRecordLine(source string, r io.Reader, e Emitter, fn func(pos schema.Po
 	})
 }
 
-// readDocument reads a whole-document input (HAR, Inspector export) up to
+// readDocument reads a whole-document input (an Inspector export) up to
 // the Emitter's document limit, checking its stop between reads. Past the
 // limit it quarantines the document at line 1 with the limit named and
 // returns an error wrapping ErrLimit; it never holds more than the limit

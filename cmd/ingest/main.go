@@ -50,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "decode workers and correlator shards, and the cores ingest may use (0: every core)")
 	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
 	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
-	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (a HAR file, an OTLP export) or one unterminated line may make ingest hold; past it the record is quarantined and the input ends there")
+	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (an OTLP export, an Inspector export), one HAR entry (a HAR is streamed, entry by entry) or one unterminated line may make ingest hold; past it the record is quarantined (a HAR entry: skipped, the rest decoded; otherwise the input ends there)")
 	commitEvery := fs.Duration("commit-interval", 30*time.Second, "a stream's rows are published this often (files are published once, at the end of the run)")
 	waitLock := fs.Bool("wait-lock", false, "when another ingest is writing -out, wait for it to finish instead of failing at once")
 	rollRows := fs.Int64("roll-rows", 1<<20, "finish a dataset file after this many rows and start the next")
