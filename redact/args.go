@@ -2,8 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
 	"sort"
 	"strconv"
@@ -16,17 +14,45 @@ import (
 // sorted, no insignificant white space, numbers and strings as written), so
 // identical tool calls group together whatever their key order, and nobody
 // without the key can test a guess. It carries the key id like a pseudonym.
+//
+// The canonical form is streamed into the hash from the value's tokens,
+// never built whole. Strings are written as Go quotes them (strconv.Quote)
+// and values nested deeper than 32 levels as "…": the hash of a value is the
+// same as it has always been, so pseudonyms compare across runs.
 func (p *Pseudonymizer) HashJSON(raw []byte) string {
-	var b bytes.Buffer
-	canonical(&b, gjson.ParseBytes(raw), 0)
-	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte("args\x00"))
-	m.Write(b.Bytes())
-	sum := m.Sum(nil)
-	return p.keyID + ":" + base64.RawURLEncoding.EncodeToString(sum[:16])
+	sc := getScratch()
+	h := sc.hashJSON(p, raw)
+	putScratch(sc)
+	return h
 }
 
+// hashJSON is HashJSON on sc's buffers.
+func (sc *Scratch) hashJSON(p *Pseudonymizer, raw []byte) string {
+	m := sc.mac(p)
+	m.Write(argsPrefix)
+	j := &sc.json
+	if j.parse(raw) {
+		j.out = j.out[:0]
+		j.canonical(0, 0, m)
+		m.Write(j.out)
+	} else {
+		// Not strict JSON: the form gjson gives it, as before.
+		var b bytes.Buffer
+		canonical(&b, gjson.ParseBytes(raw), 0)
+		m.Write(b.Bytes())
+	}
+	sum := m.Sum(sc.sum[:0])
+	var enc [22]byte
+	base64.RawURLEncoding.Encode(enc[:], sum[:16])
+	return p.keyID + ":" + string(enc[:])
+}
+
+var argsPrefix = []byte("args\x00")
+
 const maxShapeDepth = 32
+
+// canonical and shape below are the forms of values that are not strict
+// JSON, as gjson reads them; json.go has the fast path for the rest.
 
 func canonical(b *bytes.Buffer, v gjson.Result, depth int) {
 	if depth > maxShapeDepth {
@@ -68,9 +94,23 @@ func canonical(b *bytes.Buffer, v gjson.Result, depth int) {
 // values: {"path":"string","options":{"recursive":"boolean"},"ids":["number"]}.
 // Keys are run through the detectors, since a key can itself be a secret.
 func Shape(raw []byte, st *Stats) string {
-	var b strings.Builder
-	shape(&b, gjson.ParseBytes(raw), 0, st)
-	return b.String()
+	sc := getScratch()
+	s := sc.shape(raw, st)
+	putScratch(sc)
+	return s
+}
+
+// shape is Shape on sc's buffers.
+func (sc *Scratch) shape(raw []byte, st *Stats) string {
+	j := &sc.json
+	if !j.parse(raw) {
+		var b strings.Builder
+		shape(&b, gjson.ParseBytes(raw), 0, st)
+		return b.String()
+	}
+	j.out = j.out[:0]
+	j.shape(0, 0, st)
+	return string(j.out)
 }
 
 func shape(b *strings.Builder, v gjson.Result, depth int, st *Stats) {

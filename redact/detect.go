@@ -36,7 +36,9 @@ type detector struct {
 	// whole match.
 	secret func(s string, m []int) (start, end int, ok bool)
 	// scan replaces re for detectors without a regular expression; it
-	// runs when the text has at least digits digits, and (if b64) a run
+	// runs when the text has digits digits in a row (in groups joined by
+	// single blanks, dashes or pluses, as scanCards reads them), and (if
+	// b64) a run
 	// of base64.
 	scan   func(s string, id int, dst []span) []span
 	digits int
@@ -45,6 +47,10 @@ type detector struct {
 	// or where back moves that place to. word: only where a word starts.
 	word bool
 	back func(s string, at int) int
+	// pre, if set, is a necessary condition for re to match at s[at:]
+	// (pos is where the keyword was found): far cheaper than trying re,
+	// and implied by it, so skipping re when pre says no changes nothing.
+	pre func(s string, at, pos int) bool
 }
 
 // anchored compiles an expression that must match where it is tried.
@@ -92,58 +98,76 @@ const sep = `(?:\\*["'])?\s*(?::=|=>|[:=])[ \t]*`
 
 var detectors = []detector{
 	{name: "private_key", keywords: []string{"-----begin"},
+		pre:    prefixes("-----BEGIN"),
 		re:     anchored(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)`),
 		secret: whole},
 	// Two segments are enough: a JWT cut short is still one.
 	{name: "jwt", keywords: []string{"eyj"},
+		pre:    jwtStart,
 		re:     anchored(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]*){0,3}`),
 		secret: whole},
 	{name: "github_token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		pre:    githubStart,
 		re:     anchored(`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}`),
 		secret: whole},
 	{name: "gitlab_token", keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-", "gloas-", "glimt-"},
+		pre:    prefixes("gl"),
 		re:     anchored(`gl(?:pat|dt|rt|ptt|ft|soat|cbt|oas|imt)-[A-Za-z0-9_-]{16,}`),
 		secret: whole},
 	{name: "slack_token", keywords: []string{"xox", "xapp-"},
+		pre:    prefixes("xox", "xapp-"),
 		re:     anchored(`xox[abposrce]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
 		secret: whole},
 	{name: "slack_webhook", keywords: []string{"hooks.slack.com"},
-		re: anchored(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{16,})`)},
+		pre: prefixes("hooks.slack.com/"),
+		re:  anchored(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{16,})`)},
 	{name: "webhook", keywords: []string{"discord.com/api/webhooks", "discordapp.com/api/webhooks"},
-		re: anchored(`discord(?:app)?\.com/api/webhooks/[0-9]+/([A-Za-z0-9_-]{20,})`)},
+		pre: prefixes("discord"),
+		re:  anchored(`discord(?:app)?\.com/api/webhooks/[0-9]+/([A-Za-z0-9_-]{20,})`)},
 	{name: "webhook", keywords: []string{"api.telegram.org/bot"},
-		re: anchored(`api\.telegram\.org/bot([0-9]+:[A-Za-z0-9_-]{20,})`)},
+		pre: prefixes("api.telegram.org/bot"),
+		re:  anchored(`api\.telegram\.org/bot([0-9]+:[A-Za-z0-9_-]{20,})`)},
 	{name: "webhook", keywords: []string{"webhook.office.com", "outlook.office.com/webhook"},
-		re: anchored(`(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([A-Za-z0-9@/_.-]{20,})`)},
+		pre: prefixes("webhook.office.com/webhookb2/", "outlook.office.com/webhook/"),
+		re:  anchored(`(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([A-Za-z0-9@/_.-]{20,})`)},
 	// curl -u user:password on a command line quoted in an error or a log.
 	{name: "basic_auth", keywords: []string{"-u "}, word: true,
-		re: anchored(`-u ['"]?[^\s:'"]+:([^\s'"]{4,})`)},
+		pre: prefixes("-u "),
+		re:  anchored(`-u ['"]?[^\s:'"]+:([^\s'"]{4,})`)},
 	{name: "stripe_key", keywords: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_", "whsec_"},
+		pre:    prefixes("sk_", "pk_", "rk_", "whsec_"),
 		re:     anchored(`[spr]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,}`),
 		secret: whole},
 	// OpenAI (sk-, sk-proj-), Anthropic (sk-ant-) and the like.
 	{name: "api_key", keywords: []string{"sk-", "ck_pat_"}, word: true,
+		pre:    prefixes("sk-", "ck_pat_"),
 		re:     anchored(`(?:sk-[A-Za-z0-9_-]{20,}|ck_pat_[A-Za-z0-9_]{6,})`),
 		secret: wholeIf(randomish)},
 	{name: "service_token", keywords: []string{"npm_", "hf_", "sg.", "ya29.", "pypi-age"}, word: true,
+		pre:    prefixes("npm_", "hf_", "SG.", "ya29.", "pypi-AgE"),
 		re:     anchored(`(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|ya29\.[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,})`),
 		secret: whole},
 	{name: "gcp_api_key", keywords: []string{"aiza"},
+		pre:    prefixes("AIza"),
 		re:     anchored(`AIza[0-9A-Za-z_-]{30,}`),
 		secret: whole},
 	// The private key of a service-account file is a PEM block (above);
 	// its id is here.
 	{name: "gcp_key_id", keywords: []string{"private_key_id"},
+		pre:    sepAfter(len("private_key_id")),
 		re:     anchored(`(?i)private_key_id` + sep),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	{name: "aws_key", keywords: []string{"akia", "asia", "abia", "acca", "a3t"},
+		pre:    awsKeyStart,
 		re:     anchored(`(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}`),
 		secret: whole},
 	{name: "aws_secret_key", keywords: []string{"aws", "secret"},
+		pre:    wordThenSep(len("aws_secret_access_key")),
 		re:     anchored(`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key)` + sep),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	// Storage account keys in connection strings and settings.
 	{name: "azure_key", keywords: []string{"accountkey", "sharedaccesskey"}, word: true,
+		pre:    wordThenAssign(len("SharedAccessKey")),
 		re:     anchored(`(?i)(?:AccountKey|SharedAccessKey)\s*[:=]\s*`),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	// A shared access signature: the sig= of a SAS URL, or a whole
@@ -152,45 +176,55 @@ var detectors = []detector{
 		re:     anchored(`(?i)sig=`),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	{name: "azure_sas", keywords: []string{"sharedaccesssignature"}, word: true,
+		pre:    sasSignature,
 		re:     anchored(`(?i)SharedAccessSignature(?:\s*[:=]\s*|\s+)`),
 		secret: value(delimSAS, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	// scheme://user:password@host
 	{name: "url_password", keywords: []string{"://"},
-		re: anchored(`://[^\s/?#@:"'<>\\]{0,128}:([^\s/?#@"'<>\\]{1,256})@`),
+		pre: urlPassword,
+		re:  anchored(`://[^\s/?#@:"'<>\\]{0,128}:([^\s/?#@"'<>\\]{1,256})@`),
 		secret: group(1, func(v string) bool {
 			return !isPlaceholder(v) && !(len(v) <= 5 && allDigits(v)) // a port, not a password
 		})},
 	{name: "bearer", keywords: []string{"bearer"}, word: true,
+		pre:    schemeGap(len("bearer")),
 		re:     anchored(`(?i)bearer(?:\s+|\+|%20)([^\s"'\\]+)`),
 		secret: group(1, func(v string) bool { return tokenish(v, 8) })},
 	{name: "basic_auth", keywords: []string{"basic"}, word: true,
+		pre:    schemeGap(len("basic")),
 		re:     anchored(`(?i)basic(?:\s+|\+|%20)([A-Za-z0-9+/_-]+={0,2})`),
 		secret: group(1, func(v string) bool { return credentialPair(decodeBase64(v)) || tokenish(v, 8) })},
 	{name: "digest_auth", keywords: []string{"digest"}, word: true,
-		re: anchored(`(?i)digest\s+((?:[a-z0-9_-]+\s*=\s*(?:\\*"(?:[^"\\]|\\[^"])*\\*"|[^\s,"\\]+)\s*,?\s*)+)`),
+		pre: spaceAfter(len("digest")),
+		re:  anchored(`(?i)digest\s+((?:[a-z0-9_-]+\s*=\s*(?:\\*"(?:[^"\\]|\\[^"])*\\*"|[^\s,"\\]+)\s*,?\s*)+)`),
 		secret: group(1, func(v string) bool {
 			l := strings.ToLower(v)
 			return strings.Contains(l, "response=") || strings.Contains(l, "username=") || strings.Contains(l, "nonce=")
 		})},
 	// Authorization: <scheme> <credentials>, or a bare credential.
 	{name: "authorization", keywords: []string{"authorization"}, word: true,
+		pre:    sepAfter(len("authorization")),
 		re:     anchored(`(?i)authorization` + sep),
 		secret: authorizationValue},
 	// Headers as HAR and Inspector write them: {"name":"X-Api-Key","value":"…"}.
 	// The value of a credential-bearing header goes, whatever it looks like.
 	{name: "header", keywords: []string{"name"},
+		pre:    headerName,
 		re:     anchored(`(?i)name\\*"\s*:\s*\\*"([a-z0-9_.-]{1,64})\\*"\s*,\s*\\*"value\\*"\s*:\s*`),
 		secret: headerValue},
 	{name: "cookie", keywords: []string{"cookie"}, word: true,
-		re: anchored(`(?i)cookie` + sep),
+		pre: sepAfter(len("cookie")),
+		re:  anchored(`(?i)cookie` + sep),
 		secret: value(delimLine, func(v string) bool {
 			return !isPlaceholder(v) && (strings.Contains(v, "=") || tokenish(v, 8))
 		})},
 	// key=value, "key": "value", key: value, for keys that name a secret.
 	{name: "assignment", keywords: []string{"passw", "passphrase", "secret", "token", "key", "pwd", "credential", "auth", "signature", "session", "sessid"},
+		pre:    wordThenSep(len("credentials")),
 		re:     anchored(`(?i)(password|passwd|passphrase|secret|token|key|pwd|credentials?|auth|signature|session[_.-]?id|sessid)` + sep),
 		secret: assignmentValue},
 	{name: "email", keywords: []string{"@"}, back: localPart,
+		pre:    emailAt,
 		re:     anchored(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`),
 		secret: whole},
 	{name: "card_number", scan: scanCards, digits: 13},
@@ -332,7 +366,7 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 	for i := range detectors {
 		r := &detectors[i]
 		if r.scan != nil {
-			if p.digits >= r.digits && (p.base64 || !r.b64) {
+			if p.chain >= r.digits && (p.base64 || !r.b64) {
 				dst = r.scan(s, i, dst)
 			}
 			continue
@@ -355,7 +389,7 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 			if r.back != nil {
 				at = r.back(s, at)
 			}
-			if at < covered || r.word && at > 0 && isWordByte(s[at-1]) {
+			if at < covered || r.word && at > 0 && isWordByte(s[at-1]) || r.pre != nil && !r.pre(s, at, h.pos) {
 				continue
 			}
 			m := r.re.FindStringSubmatchIndex(s[at:])
@@ -1165,6 +1199,7 @@ type prefilter struct {
 	mask    uint64
 	hits    []hit // where keywords occur, in order
 	digits  int
+	chain   int // the most digits in a row, in groups joined by one blank, dash or plus
 	percent bool
 	base64  bool
 }
@@ -1224,6 +1259,7 @@ func lower(c byte) byte {
 func prefilterOf(s string, hits []hit) prefilter {
 	p := prefilter{hits: hits}
 	run, seen := 0, uint8(0) // the current base64 run and its classes
+	chain := 0               // digits in the current chain of digit groups
 	n := len(s)
 	for i := 0; i < n; i++ {
 		c := s[i]
@@ -1231,7 +1267,17 @@ func prefilterOf(s string, hits []hit) prefilter {
 			run++
 			seen |= cl
 			p.digits += int(cl & clDigit)
+			if cl == clDigit {
+				if chain++; chain > p.chain {
+					p.chain = chain
+				}
+			} else if !(c == '-' || c == '+') || !chainJoin(s, i) {
+				chain = 0
+			}
 		} else {
+			if c != ' ' || !chainJoin(s, i) {
+				chain = 0
+			}
 			if b64Run(run, seen) {
 				p.base64 = true
 			}
@@ -1267,6 +1313,11 @@ func prefilterOf(s string, hits []hit) prefilter {
 		p.base64 = true
 	}
 	return p
+}
+
+// chainJoin: s[i] joins two groups of digits.
+func chainJoin(s string, i int) bool {
+	return i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1])
 }
 
 // b64Run: a run that plausibleBase64 may accept (both cases, or a long

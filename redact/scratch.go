@@ -1,0 +1,38 @@
+package redact
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"hash"
+	"sync"
+)
+
+// Scratch is the reusable state of one goroutine: the buffers of the
+// argument hash and shape, and an HMAC already keyed. The package's
+// functions take one from a pool; a Worker keeps its own.
+type Scratch struct {
+	json    jsonScratch
+	macFor  *Pseudonymizer
+	macHash hash.Hash
+	sum     [sha256.Size]byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(Scratch) }}
+
+func getScratch() *Scratch { return scratchPool.Get().(*Scratch) }
+
+func putScratch(sc *Scratch) {
+	sc.json.trim()
+	scratchPool.Put(sc)
+}
+
+// mac returns an HMAC-SHA256 under p's key, reset.
+func (sc *Scratch) mac(p *Pseudonymizer) hash.Hash {
+	if sc.macFor != p || sc.macHash == nil {
+		sc.macHash = hmac.New(sha256.New, p.key)
+		sc.macFor = p
+	} else {
+		sc.macHash.Reset()
+	}
+	return sc.macHash
+}
