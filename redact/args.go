@@ -2,7 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"encoding/base64"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,10 +40,7 @@ func (sc *Scratch) hashJSON(p *Pseudonymizer, raw []byte) string {
 		canonical(&b, gjson.ParseBytes(raw), 0)
 		m.Write(b.Bytes())
 	}
-	sum := m.Sum(sc.sum[:0])
-	var enc [22]byte
-	base64.RawURLEncoding.Encode(enc[:], sum[:16])
-	return p.keyID + ":" + string(enc[:])
+	return p.format(m.Sum(sc.sum[:0]))
 }
 
 var argsPrefix = []byte("args\x00")
@@ -109,8 +105,17 @@ func (sc *Scratch) shape(raw []byte, st *Stats) string {
 		return b.String()
 	}
 	j.out = j.out[:0]
-	j.shape(0, 0, st)
-	return string(j.out)
+	j.shape(0, 0, st, sc)
+	// The same tools are called with the same argument names: one
+	// string for each shape.
+	if e, ok := sc.shapes.get(bytesString(j.out)); ok {
+		return e.out
+	}
+	s := string(j.out)
+	if len(s) <= maxMemoText {
+		sc.shapes.putOwned(s, s, counts{})
+	}
+	return s
 }
 
 func shape(b *strings.Builder, v gjson.Result, depth int, st *Stats) {

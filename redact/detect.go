@@ -313,20 +313,23 @@ func Mask(s string) string { return MaskWith(s, nil) }
 
 // MaskWith is Mask, counting what each rule replaced in st (which may be
 // nil). The result is a fixed point: masking it again changes nothing.
-func MaskWith(s string, st *Stats) string {
+func MaskWith(s string, st *Stats) string { return maskWith(s, st) }
+
+// maskWith is MaskWith, counting in c.
+func maskWith(s string, c counter) string {
 	for pass := 0; pass < 8; pass++ {
 		d := detection{budget: decodeBudget + 4*len(s)}
 		spans := d.detect(s, 0, nil)
 		if len(spans) == 0 {
 			return s
 		}
-		s = replace(s, spans, st)
+		s = replace(s, spans, c)
 	}
 	return s
 }
 
 // replace merges overlapping spans and replaces each with a marker.
-func replace(s string, spans []span, st *Stats) string {
+func replace(s string, spans []span, c counter) string {
 	slices.SortFunc(spans, func(x, y span) int { return x.start - y.start })
 	merged := spans[:1]
 	for _, sp := range spans[1:] {
@@ -346,7 +349,7 @@ func replace(s string, spans []span, st *Stats) string {
 		b.WriteString(marker)
 		b.WriteString(detectors[sp.rule].name)
 		b.WriteByte(']')
-		st.add(sp.rule)
+		c.add(sp.rule)
 		at = sp.end
 	}
 	b.WriteString(s[at:])

@@ -527,3 +527,14 @@ func TestEquivCorpus(t *testing.T) {
 		t.Errorf("hostile JSON: %d with repeated keys, %d deep", repeated, deep)
 	}
 }
+
+// For the row-level test in the external package (exchange_equiv_test.go).
+
+// EquivCorpusForTest returns the differential corpus.
+func EquivCorpusForTest(t testing.TB) (texts []string, jsons [][]byte, urls []string) {
+	c := loadEquivCorpus(t)
+	return c.texts, c.jsons, c.urls
+}
+
+// UndoCompressionForTest undoes gzip, zlib or zstd as ingest does.
+func UndoCompressionForTest(t testing.TB, p string, b []byte) []byte { return undoCompression(t, p, b) }

@@ -492,7 +492,7 @@ func appendQuoted(dst, s []byte) []byte {
 
 // shape writes the shape of the value at tape index i (at depth) to j.out,
 // masking object keys as the slow path does.
-func (j *jsonScratch) shape(i int32, depth int, st *Stats) {
+func (j *jsonScratch) shape(i int32, depth int, st *Stats, sc *Scratch) {
 	t := &j.tape[i]
 	if depth > maxShapeDepth {
 		j.out = append(j.out, `"…"`...)
@@ -509,13 +509,13 @@ func (j *jsonScratch) shape(i int32, depth int, st *Stats) {
 			}
 			mb := j.members[base+k]
 			key := bytesString(mb.key)
-			if m := MaskWith(key, st); m != key {
+			if m := sc.mask(key, st); m != key {
 				j.out = strconv.AppendQuote(j.out, m)
 			} else {
 				j.out = appendQuoted(j.out, mb.key)
 			}
 			j.out = append(j.out, ':')
-			j.shape(mb.val, depth+1, st)
+			j.shape(mb.val, depth+1, st, sc)
 		}
 		j.members = j.members[:base]
 		if base == 0 {
@@ -533,7 +533,7 @@ func (j *jsonScratch) shape(i int32, depth int, st *Stats) {
 				j.out = append(j.out, ',')
 			}
 			s := len(j.out)
-			j.shape(k, depth+1, st)
+			j.shape(k, depth+1, st, sc)
 			el := j.out[s:]
 			seen := false
 			for p := pbase; p < len(j.parts); p += 2 {

@@ -6,9 +6,7 @@
 package redact
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"regexp"
@@ -51,10 +49,17 @@ func (p *Pseudonymizer) KeyID() string { return p.keyID }
 
 // Pseudonym returns keyID:base64url(HMAC-SHA256(key, v))[:22].
 func (p *Pseudonymizer) Pseudonym(v string) string {
-	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte(v))
-	sum := m.Sum(nil)
-	return p.keyID + ":" + base64.RawURLEncoding.EncodeToString(sum[:16])
+	sc := getScratch()
+	s := sc.pseudonymOf(p, v)
+	putScratch(sc)
+	return s
+}
+
+// format writes a pseudonym or hash from its HMAC sum.
+func (p *Pseudonymizer) format(sum []byte) string {
+	var enc [22]byte
+	base64.RawURLEncoding.Encode(enc[:], sum[:16])
+	return p.keyID + ":" + string(enc[:])
 }
 
 // Excerpt returns at most max runes of b as printable text: invalid UTF-8

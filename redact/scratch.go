@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"hash"
 	"sync"
+	"unsafe"
 )
 
 // Scratch is the reusable state of one goroutine: the buffers of the
@@ -15,6 +16,12 @@ type Scratch struct {
 	macFor  *Pseudonymizer
 	macHash hash.Hash
 	sum     [sha256.Size]byte
+
+	tally    tally
+	masks    memoTable // MaskWith of short texts
+	pseuds   memoTable // pseudonyms under pseudFor
+	pseudFor *Pseudonymizer
+	shapes   memoTable // argument shapes, one string each
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(Scratch) }}
@@ -24,6 +31,13 @@ func getScratch() *Scratch { return scratchPool.Get().(*Scratch) }
 func putScratch(sc *Scratch) {
 	sc.json.trim()
 	scratchPool.Put(sc)
+}
+
+// pseudonymOf is p.Pseudonym(v) with sc's HMAC.
+func (sc *Scratch) pseudonymOf(p *Pseudonymizer, v string) string {
+	m := sc.mac(p)
+	m.Write(unsafe.Slice(unsafe.StringData(v), len(v)))
+	return p.format(m.Sum(sc.sum[:0]))
 }
 
 // mac returns an HMAC-SHA256 under p's key, reset.
