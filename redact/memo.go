@@ -62,9 +62,9 @@ type memo struct {
 }
 
 const (
-	maxMemoEntries = 1024     // entries in one table
+	maxMemoEntries = 1024      // entries in one table
 	maxMemoBytes   = 256 << 10 // bytes of keys in one table
-	maxMemoText    = 512      // longest value a table keeps
+	maxMemoText    = 512       // longest value a table keeps
 )
 
 // memoTable maps a value to its redaction.
