@@ -42,8 +42,8 @@ func RedactExchangeWith(e schema.Exchange, w *redact.Worker) schema.Exchange {
 	w.Optional("exchanges.retry_after", &e.RetryAfter)
 	w.Optional("exchanges.scenario", &e.Scenario)
 	if e.Arguments != nil {
-		e.ArgumentsHash = w.Str(w.HashJSON(e.Arguments))
-		e.ArgumentsShape = w.Str(w.Shape(e.Arguments))
+		h, sh := w.Arguments(e.Arguments)
+		e.ArgumentsHash, e.ArgumentsShape = w.Str(h), w.Str(sh)
 		w.Optional("exchanges.arguments_shape", &e.ArgumentsShape)
 		e.Arguments = nil
 	}

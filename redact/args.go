@@ -27,10 +27,14 @@ func (p *Pseudonymizer) HashJSON(raw []byte) string {
 
 // hashJSON is HashJSON on sc's buffers.
 func (sc *Scratch) hashJSON(p *Pseudonymizer, raw []byte) string {
+	return sc.hashParsed(p, raw, sc.json.parse(raw))
+}
+
+// hashParsed is hashJSON once raw was parsed (strict: it is on the tape).
+func (sc *Scratch) hashParsed(p *Pseudonymizer, raw []byte, strict bool) string {
 	m := sc.mac(p)
 	m.Write(argsPrefix)
-	j := &sc.json
-	if j.parse(raw) {
+	if j := &sc.json; strict {
 		j.out = j.out[:0]
 		j.canonical(0, 0, m)
 		m.Write(j.out)
@@ -41,6 +45,12 @@ func (sc *Scratch) hashJSON(p *Pseudonymizer, raw []byte) string {
 		m.Write(b.Bytes())
 	}
 	return p.format(m.Sum(sc.sum[:0]))
+}
+
+// arguments is HashJSON and Shape, reading raw once.
+func (sc *Scratch) arguments(p *Pseudonymizer, raw []byte, st *Stats) (hash, shape string) {
+	strict := sc.json.parse(raw)
+	return sc.hashParsed(p, raw, strict), sc.shapeParsed(raw, strict, st)
 }
 
 var argsPrefix = []byte("args\x00")
@@ -98,8 +108,13 @@ func Shape(raw []byte, st *Stats) string {
 
 // shape is Shape on sc's buffers.
 func (sc *Scratch) shape(raw []byte, st *Stats) string {
+	return sc.shapeParsed(raw, sc.json.parse(raw), st)
+}
+
+// shapeParsed is shape once raw was parsed (strict: it is on the tape).
+func (sc *Scratch) shapeParsed(raw []byte, strict bool, st *Stats) string {
 	j := &sc.json
-	if !j.parse(raw) {
+	if !strict {
 		var b strings.Builder
 		shape(&b, gjson.ParseBytes(raw), 0, st)
 		return b.String()

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash"
 	"slices"
 	"sort"
@@ -66,6 +67,38 @@ func (j *jsonScratch) trim() {
 		j.members = nil
 	}
 	j.raw = nil
+}
+
+// Eight bytes at a time: whether a word holds a byte below 0x20, a quote or
+// a backslash (and, for quoting, a byte of 0x80 or more). The tests are
+// exact for whether there is one (bit hacks "hasless" and "haszero").
+const (
+	ones8 = 0x0101010101010101
+	high8 = 0x8080808080808080
+)
+
+func specialIn(x uint64) uint64 {
+	q, b := x^(ones8*'"'), x^(ones8*'\\')
+	return ((x - ones8*0x20) &^ x | (q - ones8) &^ q | (b - ones8) &^ b) & high8
+}
+
+// plainRun returns how many bytes at the start of s are printable ASCII
+// other than a quote or backslash (0x7f counts as special).
+func plainRun(s []byte) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		if specialIn(x)|x&high8 != 0 {
+			break
+		}
+		if (x+ones8)&high8 != 0 { // a 0x7f byte (0x7f+1 sets the high bit)
+			break
+		}
+	}
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // strStop marks the bytes that end a run of plain string contents.
@@ -215,6 +248,12 @@ func (j *jsonScratch) str(i int) (int, bool) {
 	a := i + 1
 	esc := false
 	for k := a; k < len(raw); k++ {
+		for k+8 <= len(raw) && specialIn(binary.LittleEndian.Uint64(raw[k:])) == 0 {
+			k += 8
+		}
+		if k >= len(raw) {
+			break
+		}
 		c := raw[k]
 		if !strStop[c] {
 			continue
@@ -291,10 +330,13 @@ func number(raw []byte, i int) int {
 // becomes U+FFFD). The escapes were checked by str.
 func unescapeJSON(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
+		if s[i] != '\\' {
+			k := bytes.IndexByte(s[i:], '\\')
+			if k < 0 {
+				return append(dst, s[i:]...)
+			}
+			dst = append(dst, s[i:i+k]...)
+			i += k
 		}
 		i++
 		switch s[i] {
@@ -453,39 +495,52 @@ func (j *jsonScratch) canonical(i int32, depth int, m hash.Hash) {
 
 // plain: every byte is printable ASCII other than a quote or backslash, so
 // strconv.Quote would write s as it is.
-func plain(s []byte) bool {
-	for _, c := range s {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
+func plain(s []byte) bool { return plainRun(s) == len(s) }
 
-// appendQuoted appends strconv.Quote(s): runs of printable ASCII are copied,
-// the rest quoted by strconv (its escapes depend on each rune alone, and an
-// ASCII byte always starts a rune, so the pieces join up).
+// appendQuoted appends strconv.Quote(s). strconv escapes each rune on its
+// own (an invalid byte as \x..), so s is done rune by rune: runs of
+// printable ASCII and printable runes beyond ASCII are copied, any other
+// rune quoted by strconv.
 func appendQuoted(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
-		k := i
-		for k < len(s) && s[k] >= 0x20 && s[k] < 0x7f && s[k] != '"' && s[k] != '\\' {
-			k++
-		}
+		k := i + plainRun(s[i:])
 		dst = append(dst, s[i:k]...)
 		if k == len(s) {
 			break
 		}
-		e := k + 1
-		for e < len(s) && (s[e] < 0x20 || s[e] >= 0x7f || s[e] == '"' || s[e] == '\\') {
-			e++
+		switch s[k] { // what strconv writes for these
+		case '\n':
+			dst = append(dst, '\\', 'n')
+			i = k + 1
+			continue
+		case '\t':
+			dst = append(dst, '\\', 't')
+			i = k + 1
+			continue
+		case '\r':
+			dst = append(dst, '\\', 'r')
+			i = k + 1
+			continue
+		case '"', '\\':
+			dst = append(dst, '\\', s[k])
+			i = k + 1
+			continue
 		}
-		at := len(dst)
-		dst = strconv.AppendQuote(dst, bytesString(s[k:e]))
-		// Drop the quotes strconv put around the piece.
-		copy(dst[at:], dst[at+1:len(dst)-1])
-		dst = dst[:len(dst)-2]
-		i = e
+		r, w := rune(s[k]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRune(s[k:])
+		}
+		if r >= utf8.RuneSelf && !(r == utf8.RuneError && w == 1) && strconv.IsPrint(r) {
+			dst = append(dst, s[k:k+w]...)
+		} else {
+			at := len(dst)
+			dst = strconv.AppendQuote(dst, bytesString(s[k:k+w]))
+			// Drop the quotes strconv put around the rune.
+			copy(dst[at:], dst[at+1:len(dst)-1])
+			dst = dst[:len(dst)-2]
+		}
+		i = k + w
 	}
 	return append(dst, '"')
 }

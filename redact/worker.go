@@ -173,3 +173,8 @@ func (w *Worker) HashJSON(raw []byte) string { return w.sc.hashJSON(w.r.Pseud, r
 // Shape is Shape with the worker's buffers, counting in the Redactor's
 // Stats.
 func (w *Worker) Shape(raw []byte) string { return w.sc.shape(raw, w.r.Stats) }
+
+// Arguments returns HashJSON(raw) and Shape(raw), reading raw once.
+func (w *Worker) Arguments(raw []byte) (hash, shape string) {
+	return w.sc.arguments(w.r.Pseud, raw, w.r.Stats)
+}
