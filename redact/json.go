@@ -79,7 +79,7 @@ const (
 
 func specialIn(x uint64) uint64 {
 	q, b := x^(ones8*'"'), x^(ones8*'\\')
-	return ((x - ones8*0x20) &^ x | (q - ones8) &^ q | (b - ones8) &^ b) & high8
+	return ((x-ones8*0x20)&^x | (q-ones8)&^q | (b-ones8)&^b) & high8
 }
 
 // plainRun returns how many bytes at the start of s are printable ASCII
