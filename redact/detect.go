@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the secret detectors behind Mask. Each detector has a name
@@ -193,7 +194,7 @@ var detectors = []detector{
 	{name: "basic_auth", keywords: []string{"basic"}, word: true,
 		pre:    schemeGap(len("basic")),
 		re:     anchored(`(?i)basic(?:\s+|\+|%20)([A-Za-z0-9+/_-]+={0,2})`),
-		secret: group(1, func(v string) bool { return credentialPair(decodeBase64(v)) || tokenish(v, 8) })},
+		secret: group(1, func(v string) bool { return base64CredentialPair(v) || tokenish(v, 8) })},
 	{name: "digest_auth", keywords: []string{"digest"}, word: true,
 		pre: spaceAfter(len("digest")),
 		re:  anchored(`(?i)digest\s+((?:[a-z0-9_-]+\s*=\s*(?:\\*"(?:[^"\\]|\\[^"])*\\*"|[^\s,"\\]+)\s*,?\s*)+)`),
@@ -785,6 +786,15 @@ func entropy(v string) float64 {
 	return h
 }
 
+// base64CredentialPair is credentialPair(decodeBase64(v)), decoded in a
+// pooled buffer.
+func base64CredentialPair(v string) bool {
+	buf := getBuf()
+	defer putBuf(buf)
+	buf.b = decodeBase64Into(buf.b[:0], v)
+	return credentialPair(bytesString(buf.b))
+}
+
 // credentialPair: the decoded text of Basic credentials, user:password.
 func credentialPair(v string) bool {
 	if len(v) < 3 || len(v) > 512 {
@@ -848,8 +858,12 @@ func keyLine(t string) bool {
 	if !lo || !up || !di {
 		return false
 	}
-	b, err := base64.RawStdEncoding.DecodeString(body[:len(body)/4*4])
-	return err == nil && !printable(string(b))
+	t = body[:len(body)/4*4]
+	buf := getBuf()
+	defer putBuf(buf)
+	buf.b = slices.Grow(buf.b[:0], base64.RawStdEncoding.DecodedLen(len(t)))[:base64.RawStdEncoding.DecodedLen(len(t))]
+	n, err := base64.RawStdEncoding.Decode(buf.b, unsafe.Slice(unsafe.StringData(t), len(t)))
+	return err == nil && !printableBytes(buf.b[:n])
 }
 
 // Card numbers: 13 to 19 digits passing the Luhn check, unbroken or in
@@ -1012,10 +1026,10 @@ func (d *detection) percentTokens(s string, depth int, dst []span) []span {
 		if len(tok) > maxDecodedLen {
 			tok = tok[:maxDecodedLen]
 		}
-		if rule := d.decoded(percentDecode(tok, false), depth); rule >= 0 {
+		if rule := d.percentRule(tok, false, depth); rule >= 0 {
 			dst = append(dst, span{a, b, rule})
 		} else if strings.IndexByte(tok, '+') >= 0 {
-			if rule := d.decoded(percentDecode(tok, true), depth); rule >= 0 {
+			if rule := d.percentRule(tok, true, depth); rule >= 0 {
 				dst = append(dst, span{a, b, rule})
 			}
 		}
@@ -1030,6 +1044,46 @@ func isName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// percentRule runs the detectors on tok percent-decoded (in a pooled
+// buffer): the most specific rule that fired, or -1.
+func (d *detection) percentRule(tok string, plus bool, depth int) int {
+	buf := getBuf()
+	defer putBuf(buf)
+	buf.b = appendPercentDecoded(buf.b[:0], tok, plus)
+	return d.decoded(bytesString(buf.b), depth)
+}
+
+// appendPercentDecoded is percentDecode, appending to dst.
+func appendPercentDecoded(dst []byte, s string, plus bool) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			dst = append(dst, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		case c == '+' && plus:
+			dst = append(dst, ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// decodeBuf is a buffer for decoded text. The detectors read the text as a
+// string while they hold the buffer; nothing keeps it after.
+type decodeBuf struct{ b []byte }
+
+var decodeBufs = sync.Pool{New: func() any { return new(decodeBuf) }}
+
+func getBuf() *decodeBuf { return decodeBufs.Get().(*decodeBuf) }
+
+func putBuf(b *decodeBuf) {
+	if cap(b.b) > 64<<10 {
+		b.b = nil
+	}
+	decodeBufs.Put(b)
 }
 
 // percentDecode decodes %XX escapes (and + as a blank, if plus), leaving
@@ -1105,10 +1159,16 @@ func (d *detection) base64Rule(tok string, depth int) int {
 	if len(tok) > maxDecodedLen {
 		tok = tok[:maxDecodedLen]
 	}
-	text := decodeBase64(tok)
-	if len(text) < 12 || !printable(text) {
+	// Most runs decode to binary: find out in a pooled buffer, before
+	// making the text.
+	buf := getBuf()
+	defer putBuf(buf)
+	dec := decodeBase64Into(buf.b[:0], tok)
+	buf.b = dec
+	if len(dec) < 12 || !printableBytes(dec) {
 		return -1
 	}
+	text := bytesString(dec) // read only while buf is held
 	if rule := d.decoded(text, depth); rule >= 0 {
 		return rule
 	}
@@ -1157,6 +1217,46 @@ func plausibleBase64(t string) bool {
 	return (lo && up || up && len(t) >= 24) && !hex
 }
 
+// decodeBase64Into is decodeBase64, appending to dst (which it returns
+// cut back to dst if t is not base64).
+func decodeBase64Into(dst []byte, t string) []byte {
+	t = strings.TrimRight(t, "=")
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(t, "-_") {
+		if strings.ContainsAny(t, "+/") {
+			return dst
+		}
+		enc = base64.RawURLEncoding
+	}
+	if len(t)%4 == 1 {
+		t = t[:len(t)-1]
+	}
+	dst = slices.Grow(dst, enc.DecodedLen(len(t)))
+	out := dst[len(dst) : len(dst)+enc.DecodedLen(len(t))]
+	n, err := enc.Decode(out, unsafe.Slice(unsafe.StringData(t), len(t)))
+	if err != nil {
+		return dst
+	}
+	return dst[:len(dst)+n]
+}
+
+// printableBytes is printable for bytes.
+func printableBytes(t []byte) bool {
+	if !utf8.Valid(t) {
+		return false
+	}
+	bad, n := 0, 0
+	for i := 0; i < len(t); {
+		r, w := utf8.DecodeRune(t[i:])
+		i += w
+		n++
+		if !unicode.IsPrint(r) && r != '\n' && r != '\r' && r != '\t' {
+			bad++
+		}
+	}
+	return bad*20 <= n
+}
+
 // decodeBase64 decodes standard or URL-safe base64, padded or not; "" if
 // it is not base64.
 func decodeBase64(t string) string {
@@ -1197,11 +1297,10 @@ func printable(t string) bool {
 // The keyword prefilter.
 
 // prefilter is what one pass over the text found: which detectors' keywords
-// occur, how many digits, whether there are %XX escapes and base64 runs.
+// occur, the longest chain of digits, whether there are %XX escapes and base64 runs.
 type prefilter struct {
 	mask    uint64
 	hits    []hit // where keywords occur, in order
-	digits  int
 	chain   int // the most digits in a row, in groups joined by one blank, dash or plus
 	percent bool
 	base64  bool
@@ -1250,6 +1349,12 @@ func init() {
 			triples[h>>6] |= 1 << (h & 63)
 		}
 	}
+	for c := range byteInfo {
+		byteInfo[c] = byteClass[c]
+		if len(byFirst[lowerTab[c]]) > 0 {
+			byteInfo[c] |= clKeyword
+		}
+	}
 }
 
 func lower(c byte) byte {
@@ -1264,24 +1369,34 @@ func prefilterOf(s string, hits []hit) prefilter {
 	run, seen := 0, uint8(0) // the current base64 run and its classes
 	chain := 0               // digits in the current chain of digit groups
 	n := len(s)
+	// c1, c2: s[i+1] and s[i+2] in lower case (0 past the end).
+	var c1, c2 byte
+	if n > 1 {
+		c1 = lowerTab[s[1]]
+	}
 	for i := 0; i < n; i++ {
 		c := s[i]
-		if cl := byteClass[c]; cl != 0 {
+		if i+2 < n {
+			c2 = lowerTab[s[i+2]]
+		} else {
+			c2 = 0
+		}
+		f := byteInfo[c]
+		if cl := f & clBase64; cl != 0 {
 			run++
 			seen |= cl
-			p.digits += int(cl & clDigit)
 			if cl == clDigit {
 				if chain++; chain > p.chain {
 					p.chain = chain
 				}
-			} else if !(c == '-' || c == '+') || !chainJoin(s, i) {
+			} else if chain != 0 && (!(c == '-' || c == '+') || !chainJoin(s, i)) {
 				chain = 0
 			}
 		} else {
-			if c != ' ' || !chainJoin(s, i) {
+			if chain != 0 && (c != ' ' || !chainJoin(s, i)) {
 				chain = 0
 			}
-			if b64Run(run, seen) {
+			if run >= minBase64Run && b64Run(run, seen) {
 				p.base64 = true
 			}
 			run, seen = 0, 0
@@ -1295,9 +1410,9 @@ func prefilterOf(s string, hits []hit) prefilter {
 				p.hits = append(p.hits, hit{i, atMask})
 			}
 		}
-		if i+2 < n {
+		if f&clKeyword != 0 && i+2 < n {
 			c0 := lowerTab[c]
-			h := triple(c0, lowerTab[s[i+1]], lowerTab[s[i+2]])
+			h := triple(c0, c1, c2)
 			if triples[h>>6]&(1<<(h&63)) != 0 {
 				var m uint64
 				for _, k := range byFirst[c0] {
@@ -1311,6 +1426,7 @@ func prefilterOf(s string, hits []hit) prefilter {
 				}
 			}
 		}
+		c1 = c2
 	}
 	if b64Run(run, seen) {
 		p.base64 = true
@@ -1329,13 +1445,20 @@ func b64Run(run int, seen uint8) bool {
 	return run >= minBase64Run && seen&(clLower|clUpper) == clLower|clUpper || run >= 24 && seen&clUpper != 0
 }
 
-// Byte classes for the prefilter: the base64 alphabet, by kind.
+// Byte classes for the prefilter: the base64 alphabet, by kind; and
+// whether a keyword starts with the byte (in either case).
 const (
 	clDigit = 1 << iota
 	clLower
 	clUpper
 	clSymbol
+	clKeyword
+
+	clBase64 = clDigit | clLower | clUpper | clSymbol
 )
+
+// byteInfo is byteClass with clKeyword, set once the keywords are known.
+var byteInfo [256]uint8
 
 var byteClass, lowerTab = func() (cl, lo [256]uint8) {
 	for c := 0; c < 256; c++ {

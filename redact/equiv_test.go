@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -538,3 +539,47 @@ func EquivCorpusForTest(t testing.TB) (texts []string, jsons [][]byte, urls []st
 
 // UndoCompressionForTest undoes gzip, zlib or zstd as ingest does.
 func UndoCompressionForTest(t testing.TB, p string, b []byte) []byte { return undoCompression(t, p, b) }
+
+// Texts with nothing suspicious in them (no keyword followed by what
+// separates a key from its value or a scheme from its credentials) are
+// masked without allocating; so are the fields a worker leaves as they are.
+func TestPlainTextsAllocateNothing(t *testing.T) {
+	suspicious := regexp.MustCompile(`(?i)(token|key|passw\w*|secret|auth\w*|bearer|basic|digest|cookie|session\w*|name\\*")\s*[:="\s]`)
+	var texts []string
+	for _, l := range readCorpus(t) {
+		if !suspicious.MatchString(l) {
+			texts = append(texts, l)
+		}
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for range 200 {
+		texts = append(texts, benchText(r, 50+r.IntN(2000)))
+	}
+	if len(texts) < 600 {
+		t.Fatalf("only %d texts", len(texts))
+	}
+	for _, s := range texts {
+		if Mask(s) != s {
+			continue // the two false positives of TestFalsePositives
+		}
+		if a := testing.AllocsPerRun(3, func() { MaskWith(s, nil) }); a != 0 {
+			t.Errorf("MaskWith(%q) allocates %v times", s, a)
+		}
+	}
+	rd := &Redactor{Policy: DefaultPolicy(), Pseud: equivKeyNew, Stats: &Stats{}}
+	w := rd.Worker()
+	defer w.Release()
+	name, ver, msg, u := "claude-code", "2.1.3", "upstream index unavailable", "https://mcp.example.com/mcp"
+	fields := []*string{&name, &ver, &msg}
+	url := &u
+	w.Optional("exchanges.client_name", &fields[0]) // fills the memos
+	w.URL("exchanges.url", &url)
+	if a := testing.AllocsPerRun(100, func() {
+		w.Optional("exchanges.client_name", &fields[0])
+		w.Optional("exchanges.client_version", &fields[1])
+		w.Optional("exchanges.error_message", &fields[2])
+		w.URL("exchanges.url", &url)
+	}); a != 0 || fields[0] != &name || url != &u {
+		t.Errorf("unchanged fields: %v allocations, pointers kept: %v %v", a, fields[0] == &name, url == &u)
+	}
+}
