@@ -1301,7 +1301,7 @@ func printable(t string) bool {
 type prefilter struct {
 	mask    uint64
 	hits    []hit // where keywords occur, in order
-	chain   int // the most digits in a row, in groups joined by one blank, dash or plus
+	chain   int   // the most digits in a row, in groups joined by one blank, dash or plus
 	percent bool
 	base64  bool
 }
