@@ -26,12 +26,12 @@ func (p *Pseudonymizer) HashJSON(raw []byte) string {
 }
 
 // hashJSON is HashJSON on sc's buffers.
-func (sc *Scratch) hashJSON(p *Pseudonymizer, raw []byte) string {
+func (sc *scratch) hashJSON(p *Pseudonymizer, raw []byte) string {
 	return sc.hashParsed(p, raw, sc.json.parse(raw))
 }
 
 // hashParsed is hashJSON once raw was parsed (strict: it is on the tape).
-func (sc *Scratch) hashParsed(p *Pseudonymizer, raw []byte, strict bool) string {
+func (sc *scratch) hashParsed(p *Pseudonymizer, raw []byte, strict bool) string {
 	m := sc.mac(p)
 	m.Write(argsPrefix)
 	if j := &sc.json; strict {
@@ -48,7 +48,7 @@ func (sc *Scratch) hashParsed(p *Pseudonymizer, raw []byte, strict bool) string 
 }
 
 // arguments is HashJSON and Shape, reading raw once.
-func (sc *Scratch) arguments(p *Pseudonymizer, raw []byte, st *Stats) (hash, shape string) {
+func (sc *scratch) arguments(p *Pseudonymizer, raw []byte, st *Stats) (hash, shape string) {
 	strict := sc.json.parse(raw)
 	return sc.hashParsed(p, raw, strict), sc.shapeParsed(raw, strict, st)
 }
@@ -107,12 +107,12 @@ func Shape(raw []byte, st *Stats) string {
 }
 
 // shape is Shape on sc's buffers.
-func (sc *Scratch) shape(raw []byte, st *Stats) string {
+func (sc *scratch) shape(raw []byte, st *Stats) string {
 	return sc.shapeParsed(raw, sc.json.parse(raw), st)
 }
 
 // shapeParsed is shape once raw was parsed (strict: it is on the tape).
-func (sc *Scratch) shapeParsed(raw []byte, strict bool, st *Stats) string {
+func (sc *scratch) shapeParsed(raw []byte, strict bool, st *Stats) string {
 	j := &sc.json
 	if !strict {
 		var b strings.Builder

@@ -547,7 +547,7 @@ func appendQuoted(dst, s []byte) []byte {
 
 // shape writes the shape of the value at tape index i (at depth) to j.out,
 // masking object keys as the slow path does.
-func (j *jsonScratch) shape(i int32, depth int, st *Stats, sc *Scratch) {
+func (j *jsonScratch) shape(i int32, depth int, st *Stats, sc *scratch) {
 	t := &j.tape[i]
 	if depth > maxShapeDepth {
 		j.out = append(j.out, `"…"`...)

@@ -105,7 +105,7 @@ func (t *memoTable) putOwned(k, out string, c counts) {
 // mask is MaskWith through the memo: identical result and counts. s may
 // be scratch memory (it is copied into the memo); an unchanged result may be
 // s itself.
-func (sc *Scratch) mask(s string, st *Stats) string {
+func (sc *scratch) mask(s string, st *Stats) string {
 	if len(s) > maxMemoText {
 		return maskWith(s, st)
 	}
@@ -122,7 +122,7 @@ func (sc *Scratch) mask(s string, st *Stats) string {
 }
 
 // pseudonym is p.Pseudonym(v) through the memo.
-func (sc *Scratch) pseudonym(p *Pseudonymizer, v string) string {
+func (sc *scratch) pseudonym(p *Pseudonymizer, v string) string {
 	if sc.pseudFor != p {
 		clear(sc.pseuds.m)
 		sc.pseuds.bytes = 0

@@ -3,6 +3,17 @@
 // ids), masking of secret-shaped text in free-text values (error messages,
 // quarantine excerpts), and safe excerpts of raw input. Every value is
 // redacted before any sink, log line or report sees it.
+//
+// Speed. A goroutine redacting rows does it on a Worker of its own
+// (Redactor.Worker): tool arguments are read once, by a strict JSON
+// tokenizer, and their keyed hash and shape are written from its tokens
+// (input that is not strict JSON is read by gjson as it always was); a
+// detector's expression runs only where its keyword occurs and a precheck
+// read from the expression says it can match; what the rows repeat (names,
+// versions, URLs, session ids, messages) is redacted once per worker and
+// kept, with what it counted, in bounded memos. Every result and count is
+// the same as the plain implementation's, which the tests keep
+// (oldimpl_test.go) and compare against.
 package redact
 
 import (

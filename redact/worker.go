@@ -14,7 +14,7 @@ import (
 // Release.
 type Worker struct {
 	r    *Redactor
-	sc   Scratch
+	sc   scratch
 	urls map[string]urlMemo
 	strs []string // a slab the pointers of changed fields point into
 }
