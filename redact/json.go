@@ -48,7 +48,7 @@ type jsonScratch struct {
 
 // maxScratch bounds what a scratch keeps between calls: a buffer grown
 // larger by an unusual value is dropped.
-const maxScratch = 1 << 20
+const maxScratch = 256 << 10
 
 func (j *jsonScratch) trim() {
 	if cap(j.tape) > maxScratch/16 {

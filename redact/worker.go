@@ -29,7 +29,7 @@ type urlMemo struct {
 
 const (
 	maxURLMemo  = 256 // URLs a worker remembers
-	maxFreeWork = 64  // idle workers a Redactor keeps
+	maxFreeWork = 32  // idle workers a Redactor keeps
 	slabStrings = 256 // strings in one slab
 )
 
