@@ -370,7 +370,7 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 	for i := range detectors {
 		r := &detectors[i]
 		if r.scan != nil {
-			if p.chain >= r.digits && (p.base64 || !r.b64) {
+			if p.digits >= r.digits && (p.base64 || !r.b64) && (r.digits == 0 || longestChain(s) >= r.digits) {
 				dst = r.scan(s, i, dst)
 			}
 			continue
@@ -1297,11 +1297,11 @@ func printable(t string) bool {
 // The keyword prefilter.
 
 // prefilter is what one pass over the text found: which detectors' keywords
-// occur, the longest chain of digits, whether there are %XX escapes and base64 runs.
+// occur, how many digits, whether there are %XX escapes and base64 runs.
 type prefilter struct {
 	mask    uint64
 	hits    []hit // where keywords occur, in order
-	chain   int   // the most digits in a row, in groups joined by one blank, dash or plus
+	digits  int   // how many
 	percent bool
 	base64  bool
 }
@@ -1349,12 +1349,6 @@ func init() {
 			triples[h>>6] |= 1 << (h & 63)
 		}
 	}
-	for c := range byteInfo {
-		byteInfo[c] = byteClass[c]
-		if len(byFirst[lowerTab[c]]) > 0 {
-			byteInfo[c] |= clKeyword
-		}
-	}
 }
 
 func lower(c byte) byte {
@@ -1366,72 +1360,146 @@ func lower(c byte) byte {
 
 func prefilterOf(s string, hits []hit) prefilter {
 	p := prefilter{hits: hits}
-	run, seen := 0, uint8(0) // the current base64 run and its classes
-	chain := 0               // digits in the current chain of digit groups
 	n := len(s)
-	// c1, c2: s[i+1] and s[i+2] in lower case (0 past the end).
+	st := uint8(0) // the base64 run automaton
+	digits := 0
+	// c1, c2: s[i+1] and s[i+2] in lower case.
 	var c1, c2 byte
 	if n > 1 {
 		c1 = lowerTab[s[1]]
 	}
-	for i := 0; i < n; i++ {
+	i := 0
+	for ; i+2 < n; i++ {
 		c := s[i]
-		if i+2 < n {
-			c2 = lowerTab[s[i+2]]
-		} else {
-			c2 = 0
-		}
-		f := byteInfo[c]
-		if cl := f & clBase64; cl != 0 {
-			run++
-			seen |= cl
-			if cl == clDigit {
-				if chain++; chain > p.chain {
-					p.chain = chain
-				}
-			} else if chain != 0 && (!(c == '-' || c == '+') || !chainJoin(s, i)) {
-				chain = 0
-			}
-		} else {
-			if chain != 0 && (c != ' ' || !chainJoin(s, i)) {
-				chain = 0
-			}
-			if run >= minBase64Run && b64Run(run, seen) {
-				p.base64 = true
-			}
-			run, seen = 0, 0
-			switch c {
-			case '%':
-				if i+2 < n && isHex(s[i+1]) && isHex(s[i+2]) {
-					p.percent = true
-				}
-			case '@':
-				p.mask |= atMask
-				p.hits = append(p.hits, hit{i, atMask})
-			}
-		}
-		if f&clKeyword != 0 && i+2 < n {
-			c0 := lowerTab[c]
-			h := triple(c0, c1, c2)
-			if triples[h>>6]&(1<<(h&63)) != 0 {
-				var m uint64
-				for _, k := range byFirst[c0] {
-					if hasPrefixFold(s[i:], k.kw) {
-						m |= k.mask
-					}
-				}
-				if m != 0 {
-					p.mask |= m
-					p.hits = append(p.hits, hit{i, m})
-				}
-			}
-		}
+		st = b64Next[int(st)<<3|int(byteKind[c])]
+		digits += int(byteClass[c] & clDigit)
+		c2 = lowerTab[s[i+2]]
+		c0 := lowerTab[c]
+		h := triple(c0, c1, c2)
 		c1 = c2
+		if triples[h>>6]&(1<<(h&63)) != 0 {
+			var m uint64
+			for _, k := range byFirst[c0] {
+				if hasPrefixFold(s[i:], k.kw) {
+					m |= k.mask
+				}
+			}
+			if m != 0 {
+				p.mask |= m
+				p.hits = append(p.hits, hit{i, m})
+			}
+		}
 	}
-	if b64Run(run, seen) {
-		p.base64 = true
+	for ; i < n; i++ {
+		st = b64Next[int(st)<<3|int(byteKind[s[i]])]
+		digits += int(byteClass[s[i]] & clDigit)
+	}
+	p.base64 = st == b64Accept
+	p.digits = digits
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], '%')
+		if k < 0 {
+			break
+		}
+		if i += k; i+2 < n && isHex(s[i+1]) && isHex(s[i+2]) {
+			p.percent = true
+			break
+		}
+	}
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], '@')
+		if k < 0 {
+			break
+		}
+		i += k
+		p.mask |= atMask
+		p.hits = append(p.hits, hit{i, atMask})
 	}
 	return p
+}
+
+// The base64 run automaton: a state is the length of the current run of
+// base64 bytes (up to 24, all that b64Run looks at) and whether it has
+// lower- and upper-case letters; b64Accept, once a run is one b64Run
+// accepts, is never left. Within a run, length and letters only grow, so a
+// run is accepted as it goes exactly when b64Run accepts it at its end.
+const (
+	b64MaxRun = 24
+	b64Accept = (b64MaxRun + 1) * 4
+)
+
+// byteKind is a byte's class for the automaton: 0 not base64, 1 digit,
+// 2 lower, 3 upper, 4 symbol.
+var byteKind, b64Next = func() (kind [256]uint8, next [(b64Accept + 1) << 3]uint8) {
+	for c := 0; c < 256; c++ {
+		switch byteClass[c] {
+		case clDigit:
+			kind[c] = 1
+		case clLower:
+			kind[c] = 2
+		case clUpper:
+			kind[c] = 3
+		case clSymbol:
+			kind[c] = 4
+		}
+	}
+	for st := 0; st <= b64Accept; st++ {
+		for k := 0; k < 5; k++ {
+			var to int
+			switch {
+			case st == b64Accept:
+				to = b64Accept
+			case k == 0:
+				to = 0
+			default:
+				run, seen := st/4, uint8(0)
+				if st%4&1 != 0 {
+					seen |= clLower
+				}
+				if st%4&2 != 0 {
+					seen |= clUpper
+				}
+				run = min(run+1, b64MaxRun)
+				if k == 2 {
+					seen |= clLower
+				}
+				if k == 3 {
+					seen |= clUpper
+				}
+				if b64Run(run, seen) {
+					to = b64Accept
+					break
+				}
+				to = run * 4
+				if seen&clLower != 0 {
+					to |= 1
+				}
+				if seen&clUpper != 0 {
+					to |= 2
+				}
+			}
+			next[st<<3|k] = uint8(to)
+		}
+	}
+	return
+}()
+
+// longestChain returns the most digits in a row in s, in groups joined by
+// one blank, dash or plus, as scanCards reads them.
+func longestChain(s string) int {
+	best, chain := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigit(c):
+			if chain++; chain > best {
+				best = chain
+			}
+		case chain > 0 && (c == ' ' || c == '-' || c == '+') && chainJoin(s, i):
+		default:
+			chain = 0
+		}
+	}
+	return best
 }
 
 // chainJoin: s[i] joins two groups of digits.
@@ -1445,20 +1513,13 @@ func b64Run(run int, seen uint8) bool {
 	return run >= minBase64Run && seen&(clLower|clUpper) == clLower|clUpper || run >= 24 && seen&clUpper != 0
 }
 
-// Byte classes for the prefilter: the base64 alphabet, by kind; and
-// whether a keyword starts with the byte (in either case).
+// Byte classes for the prefilter: the base64 alphabet, by kind.
 const (
 	clDigit = 1 << iota
 	clLower
 	clUpper
 	clSymbol
-	clKeyword
-
-	clBase64 = clDigit | clLower | clUpper | clSymbol
 )
-
-// byteInfo is byteClass with clKeyword, set once the keywords are known.
-var byteInfo [256]uint8
 
 var byteClass, lowerTab = func() (cl, lo [256]uint8) {
 	for c := 0; c < 256; c++ {
