@@ -781,9 +781,11 @@ func (p *run) count(e *schema.Exchange) {
 // redactRows redacts rows on up to workers goroutines, in place.
 func redactRows(rows []schema.Exchange, rd *redact.Redactor, workers int) {
 	if len(rows) < 256 || workers <= 1 {
+		w := rd.Worker()
 		for i := range rows {
-			rows[i] = RedactExchange(rows[i], rd)
+			rows[i] = RedactExchangeWith(rows[i], w)
 		}
+		w.Release()
 		return
 	}
 	var wg sync.WaitGroup
@@ -793,8 +795,10 @@ func redactRows(rows []schema.Exchange, rd *redact.Redactor, workers int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := rd.Worker()
+			defer w.Release()
 			for i := range part {
-				part[i] = RedactExchange(part[i], rd)
+				part[i] = RedactExchangeWith(part[i], w)
 			}
 		}()
 	}

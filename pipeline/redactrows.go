@@ -11,36 +11,40 @@ import (
 // keyed hash and, if the policy keeps it, their shape; the arguments
 // themselves are never written.
 func RedactExchange(e schema.Exchange, rd *redact.Redactor) schema.Exchange {
-	rd.Optional("exchanges.session_id", &e.SessionID)
-	rd.Required("exchanges.source", &e.Source)
-	rd.Optional("exchanges.client_name", &e.ClientName)
-	rd.Optional("exchanges.client_version", &e.ClientVersion)
-	rd.Optional("exchanges.server_name", &e.ServerName)
-	rd.Optional("exchanges.server_version", &e.ServerVersion)
-	rd.Required("exchanges.method", &e.Method)
-	rd.Optional("exchanges.tool_name", &e.ToolName)
-	rd.Optional("exchanges.jsonrpc_id", &e.JSONRPCID)
-	if e.URL != nil && rd.Policy.Action("exchanges.url").Kind != redact.Keep {
-		u := redact.SanitizeURL(*e.URL, rd.Pseud, rd.Stats)
-		e.URL = &u
-	}
-	rd.Optional("exchanges.url", &e.URL)
-	rd.Optional("exchanges.content_type", &e.ContentType)
-	rd.Optional("exchanges.protocol_version", &e.ProtocolVersion)
-	rd.Optional("exchanges.result_type", &e.ResultType)
-	rd.Optional("exchanges.error_message", &e.ErrorMessage)
-	rd.Optional("exchanges.error_data", &e.ErrorData)
-	rd.Optional("exchanges.error_type", &e.ErrorType)
-	rd.Optional("exchanges.tool_error_text", &e.ToolErrorText)
-	rd.Required("exchanges.reason", &e.Reason)
-	rd.Optional("exchanges.retry_after", &e.RetryAfter)
-	rd.Optional("exchanges.scenario", &e.Scenario)
+	w := rd.Worker()
+	e = RedactExchangeWith(e, w)
+	w.Release()
+	return e
+}
+
+// RedactExchangeWith is RedactExchange on the buffers and memos of one
+// goroutine's worker (the rows of a log repeat their names, URLs and session
+// ids): what it writes is the same.
+func RedactExchangeWith(e schema.Exchange, w *redact.Worker) schema.Exchange {
+	w.Optional("exchanges.session_id", &e.SessionID)
+	w.Required("exchanges.source", &e.Source)
+	w.Optional("exchanges.client_name", &e.ClientName)
+	w.Optional("exchanges.client_version", &e.ClientVersion)
+	w.Optional("exchanges.server_name", &e.ServerName)
+	w.Optional("exchanges.server_version", &e.ServerVersion)
+	w.Required("exchanges.method", &e.Method)
+	w.Optional("exchanges.tool_name", &e.ToolName)
+	w.Optional("exchanges.jsonrpc_id", &e.JSONRPCID)
+	w.URL("exchanges.url", &e.URL)
+	w.Optional("exchanges.content_type", &e.ContentType)
+	w.Optional("exchanges.protocol_version", &e.ProtocolVersion)
+	w.Optional("exchanges.result_type", &e.ResultType)
+	w.Optional("exchanges.error_message", &e.ErrorMessage)
+	w.Optional("exchanges.error_data", &e.ErrorData)
+	w.Optional("exchanges.error_type", &e.ErrorType)
+	w.Optional("exchanges.tool_error_text", &e.ToolErrorText)
+	w.Required("exchanges.reason", &e.Reason)
+	w.Optional("exchanges.retry_after", &e.RetryAfter)
+	w.Optional("exchanges.scenario", &e.Scenario)
 	if e.Arguments != nil {
-		h := rd.Pseud.HashJSON(e.Arguments)
-		e.ArgumentsHash = &h
-		sh := redact.Shape(e.Arguments, rd.Stats)
-		e.ArgumentsShape = &sh
-		rd.Optional("exchanges.arguments_shape", &e.ArgumentsShape)
+		h, sh := w.Arguments(e.Arguments)
+		e.ArgumentsHash, e.ArgumentsShape = w.Str(h), w.Str(sh)
+		w.Optional("exchanges.arguments_shape", &e.ArgumentsShape)
 		e.Arguments = nil
 	}
 	return e

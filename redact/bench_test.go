@@ -1,145 +1,173 @@
-package redact_test
+package redact
 
 import (
-	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
-	"time"
-
-	"mcptrace/correlate"
-	"mcptrace/decode"
-	"mcptrace/internal/synth"
-	"mcptrace/redact"
-	"mcptrace/schema"
 )
 
-// Benchmarks of the redaction primitives on the texts real rows carry
-// (issue 11), beside BenchmarkMask and BenchmarkMaskOrdinary (error lines of
-// the ordinary corpus): the masked text fields of every row, URLs, and
-// tool arguments (hash and shape).
-//
-//	go test ./redact -run '^$' -bench 'BenchmarkMask|BenchmarkSanitizeURL|BenchmarkHashJSON|BenchmarkShape' -benchmem
+// Realistic inputs for the redaction benchmarks: tool arguments of 200 to
+// 3000 bytes as MCP clients send them (file contents, queries, SQL, HTTP
+// requests, issue bodies), the few URLs a client talks to, and free text.
 
-// benchRows decodes and correlates a wire log of about size bytes and
-// returns the rows redaction is given. It is the one place this file's
-// input is made: internal/synth for now (400 sessions interleaved; JSON and
-// SSE answers, tool and JSON-RPC errors, retried 503s), to be switched to
-// the realistic generator once it lands.
-func benchRows(tb testing.TB, size int64) []schema.Exchange {
-	tb.Helper()
-	var log bytes.Buffer
-	if _, _, err := synth.Write(&log, synth.Options{Bytes: size, Sessions: 400}); err != nil {
-		tb.Fatal(err)
+// benchWords is text a tool call carries: English, code, paths, a little
+// non-ASCII.
+var benchWords = strings.Fields(`the report for quarterly revenue shows growth in region north and south while
+costs fell func handler ctx context.Context req *Request return nil err if != := package main import fmt
+/home/ana/projects/widgets/src/orders.go SELECT id name FROM orders WHERE created_at > ORDER BY LIMIT
+café naïve 日本語 テスト données über straße release v1.4.2 build 2026-10-17T10:00:00Z pending shipped
+customer invoice total amount due 1234.56 EUR ticket ACME-4821 deploy staging production rollback`)
+
+func benchText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		if b.Len() > 0 {
+			if r.IntN(12) == 0 {
+				b.WriteString("\n")
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(benchWords[r.IntN(len(benchWords))])
 	}
-	var rows []schema.Exchange
-	c := correlate.New(func(e *schema.Exchange) { rows = append(rows, *e) })
-	c.IdleTimeout, c.Lateness = 30*time.Minute, 10*time.Minute
-	e := &rowEmitter{c: c}
-	dec, _ := decode.DecoderFor(decode.FormatWire)
-	if err := dec("bench.ndjson", &log, e); err != nil {
-		tb.Fatal(err)
-	}
-	c.Flush()
-	if e.other != 0 || len(rows) == 0 {
-		tb.Fatalf("benchmark log: %d rows, %d records not observations", len(rows), e.other)
-	}
-	return rows
+	return b.String()
 }
 
-type rowEmitter struct {
-	c     *correlate.Correlator
-	other int
+// jsonString quotes s the way JSON encoders do (escapes for quotes,
+// backslashes and control characters; non-ASCII as it is).
+func jsonString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
-func (e *rowEmitter) Observation(o *schema.Observation)                  { e.c.Add(o) }
-func (e *rowEmitter) Quarantine(schema.Position, string, string, []byte) { e.other++ }
-func (e *rowEmitter) Skip(schema.Position, string)                       { e.other++ }
+// benchArguments returns n argument objects, keys in the order clients
+// write them (not sorted), 200 to 3000 bytes each.
+func benchArguments(n int) [][]byte {
+	r := rand.New(rand.NewPCG(7, 11))
+	out := make([][]byte, 0, n)
+	for i := 0; len(out) < n; i++ {
+		var s string
+		switch i % 6 {
+		case 0: // write_file
+			s = fmt.Sprintf(`{"path":"/home/ana/projects/widgets/src/handlers/file_%d.go","content":%s,"mode":"overwrite","create_dirs":true}`,
+				i, jsonString("package handlers\n\nimport (\n\t\"context\"\n\t\"fmt\"\n)\n\n"+benchText(r, 200+r.IntN(2400))))
+		case 1: // search
+			s = fmt.Sprintf(`{"query":%s,"filters":{"language":["go","python","typescript"],"updated_after":"2026-01-01T00:00:00Z","max_results":%d,"score":0.75,"exclude":{"paths":["vendor/","node_modules/"],"binary":false}},"include_snippets":true,"sort":{"order":"desc","field":"relevance"},"cursor":null}`,
+				jsonString(benchText(r, 100+r.IntN(600))), 10+r.IntN(90))
+		case 2: // sql
+			s = fmt.Sprintf(`{"database":"analytics","sql":%s,"params":[%d,"north",3.5e2,-0.25,null,true,12345678901234567890],"timeout_ms":30000,"read_only":true}`,
+				jsonString("SELECT o.id, o.total, c.name FROM orders o JOIN customers c ON c.id = o.customer_id\nWHERE o.created_at > $1 AND c.region = $2 -- "+benchText(r, 100+r.IntN(800))), r.IntN(1000))
+		case 3: // http request
+			s = fmt.Sprintf(`{"url":"https://api.example.com/v2/items?page=%d&per_page=100","method":"POST","headers":{"Content-Type":"application/json","Accept":"application/json","X-Request-Id":"7c9e6679-7425-40de-944b-e07dc4f5e1d2"},"body":%s,"follow_redirects":true,"timeout":30}`,
+				r.IntN(50), jsonString(fmt.Sprintf(`{"name":"widget-%d","tags":["a","b"],"description":%s}`, i, jsonString(benchText(r, 200+r.IntN(1500))))))
+		case 4: // issue
+			s = fmt.Sprintf(`{"owner":"acme","repo":"widgets","title":%s,"body":%s,"labels":["bug","p1","needs-triage"],"assignees":["ana","bo"],"milestone":%d,"draft":false}`,
+				jsonString(benchText(r, 40)), jsonString("## Steps\n\n1. "+benchText(r, 300+r.IntN(2000))+"\n\n> \"quoted\" \\ path\tend"), r.IntN(30))
+		default: // nested records
+			var b strings.Builder
+			b.WriteString(`{"table":"events","rows":[`)
+			for k := 0; k < 3+r.IntN(20); k++ {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `{"ts":"2026-10-17T10:%02d:00Z","user":{"id":%d,"name":%s,"roles":["reader","writer"]},"value":%d.%02d,"ok":%v}`,
+					k%60, r.IntN(100000), jsonString(benchText(r, 12)), r.IntN(1000), r.IntN(100), k%3 != 0)
+			}
+			b.WriteString(`],"upsert":true}`)
+			s = b.String()
+		}
+		if len(s) >= 200 && len(s) <= 3000 {
+			out = append(out, []byte(s))
+		}
+	}
+	return out
+}
 
-// maskedTexts lists, row after row, the values of the fields the default
-// policy masks (mask or truncate), as pipeline.RedactExchange hands them to
-// the detectors.
-func maskedTexts(tb testing.TB, rows []schema.Exchange) ([]string, int64) {
-	pol := redact.DefaultPolicy()
-	var texts []string
+// benchURLs is what a client's rows carry: the same few endpoints over and
+// over, some with a query string (a legacy session id, a cursor).
+func benchURLs() []string {
+	base := []string{
+		"https://mcp.example.com/mcp",
+		"https://mcp.example.com/mcp",
+		"https://mcp.example.com/mcp",
+		"http://localhost:8080/mcp",
+		"https://legacy.example.com/messages?sessionId=3f2a9c17-0bd4-4e61-9a57-2c1b0e8d7f44",
+		"https://api.githubcopilot.com/mcp/",
+		"https://mcp.example.com/mcp?cursor=2&limit=50",
+		"https://actions.zapier.com/api/mcp/s/Zk3q9XbW2mLp7Rt4Vn8Yc1Hd/mcp",
+	}
+	var out []string
+	for i := 0; i < 200; i++ {
+		out = append(out, base[(i*7)%len(base)])
+	}
+	return out
+}
+
+func benchKey(b *testing.B) *Pseudonymizer {
+	p, err := NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func BenchmarkHashJSON(b *testing.B) {
+	args := benchArguments(600)
+	p := benchKey(b)
 	var n int64
-	add := func(field string, v *string) {
-		if v == nil {
-			return
-		}
-		if k := pol.Action(field).Kind; k == redact.MaskAction || k == redact.Truncate {
-			texts = append(texts, *v)
-			n += int64(len(*v))
-		}
+	for _, a := range args {
+		n += int64(len(a))
 	}
-	for i := range rows {
-		r := &rows[i]
-		add("exchanges.client_name", r.ClientName)
-		add("exchanges.client_version", r.ClientVersion)
-		add("exchanges.server_name", r.ServerName)
-		add("exchanges.server_version", r.ServerVersion)
-		add("exchanges.method", &r.Method)
-		add("exchanges.tool_name", r.ToolName)
-		add("exchanges.jsonrpc_id", r.JSONRPCID)
-		add("exchanges.url", r.URL)
-		add("exchanges.content_type", r.ContentType)
-		add("exchanges.protocol_version", r.ProtocolVersion)
-		add("exchanges.result_type", r.ResultType)
-		add("exchanges.error_message", r.ErrorMessage)
-		add("exchanges.error_data", r.ErrorData)
-		add("exchanges.error_type", r.ErrorType)
-		add("exchanges.tool_error_text", r.ToolErrorText)
-		add("exchanges.reason", &r.Reason)
-		add("exchanges.retry_after", r.RetryAfter)
-		add("exchanges.scenario", r.Scenario)
-	}
-	if len(texts) == 0 {
-		tb.Fatal("no masked texts")
-	}
-	return texts, n
-}
-
-// BenchmarkMaskRowFields runs the detectors over every masked text field of
-// the rows of a wire log: many short values (methods, names, versions,
-// media types) and some longer ones (reasons, error messages, URLs).
-func BenchmarkMaskRowFields(b *testing.B) {
-	texts, n := maskedTexts(b, benchRows(b, 4<<20))
-	st := &redact.Stats{}
 	b.SetBytes(n)
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, t := range texts {
-			redact.MaskWith(t, st)
+		for _, a := range args {
+			p.HashJSON(a)
 		}
 	}
-	b.ReportMetric(float64(len(texts))*float64(b.N)/b.Elapsed().Seconds(), "texts/s")
 }
 
-// benchURLs are the rows' URLs and, one in four, URLs of the kinds that
-// carry credentials (a token in the query, a password in the authority).
-func benchURLs(tb testing.TB) []string {
-	var urls []string
-	extra := []string{
-		"https://mcp.example.com/mcp?api_key=sk-live-4f9a8b7c6d5e4f3a2b1c&session=abc",
-		"https://user:s3cr3t-pass@mcp.internal.example:8443/v1/mcp",
-		"http://127.0.0.1:8080/mcp?sessionId=7c1d2e3f-aaaa-bbbb-cccc-0123456789ab",
-		"https://gateway.example.net/tenants/acme/mcp?sig=Zm9vYmFyYmF6cXV4&exp=1790000000",
+func BenchmarkShape(b *testing.B) {
+	args := benchArguments(600)
+	var n int64
+	for _, a := range args {
+		n += int64(len(a))
 	}
-	for i, r := range benchRows(tb, 4<<20) {
-		if r.URL != nil {
-			urls = append(urls, *r.URL)
-		}
-		if i%4 == 0 {
-			urls = append(urls, extra[(i/4)%len(extra)])
+	st := &Stats{}
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, a := range args {
+			Shape(a, st)
 		}
 	}
-	return urls
 }
 
-// BenchmarkSanitizeURL sanitizes request URLs (the url column's first step
-// under the default policy).
 func BenchmarkSanitizeURL(b *testing.B) {
-	urls := benchURLs(b)
-	key, _ := redact.NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
-	st := &redact.Stats{}
+	urls := benchURLs()
+	p := benchKey(b)
+	st := &Stats{}
 	var n int64
 	for _, u := range urls {
 		n += int64(len(u))
@@ -148,57 +176,51 @@ func BenchmarkSanitizeURL(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, u := range urls {
-			redact.SanitizeURL(u, key, st)
+			SanitizeURL(u, p, st)
 		}
 	}
-	b.ReportMetric(float64(len(urls))*float64(b.N)/b.Elapsed().Seconds(), "urls/s")
 }
 
-// benchArguments are the tool arguments of the rows, and one in ten a
-// larger nested object (a filter with lists and a free-text note).
-func benchArguments(tb testing.TB) ([][]byte, int64) {
-	big := []byte(`{"query":"shipments delayed more than 2 days","filters":{"ports":["Rotterdam","Antwerp","Hamburg"],"since":"2026-10-01","carriers":[{"name":"Maersk","min_score":0.7},{"name":"MSC","min_score":0.5}]},"limit":50,"include_notes":true,"note":"ask ops@example.com before escalating; ticket OPS-4471"}`)
-	var args [][]byte
+// BenchmarkMaskText masks the texts of rows: short names and versions that
+// recur, error messages (one in ten with a secret) and long texts.
+func BenchmarkMaskText(b *testing.B) {
+	lines, _ := benchLines(b, true)
+	r := rand.New(rand.NewPCG(3, 5))
+	texts := []string{"tools/call", "bench-agent", "1.0.0", "2025-11-25", "application/json", "text/event-stream", "search", "weather-server"}
+	for i := 0; i < 300; i++ {
+		texts = append(texts, lines[i%len(lines)], benchText(r, 100+r.IntN(1500)))
+	}
 	var n int64
-	for i, r := range benchRows(tb, 4<<20) {
-		if r.Arguments != nil {
-			args = append(args, r.Arguments)
-			n += int64(len(r.Arguments))
-		}
-		if i%10 == 0 {
-			args = append(args, big)
-			n += int64(len(big))
-		}
+	for _, t := range texts {
+		n += int64(len(t))
 	}
-	return args, n
-}
-
-// BenchmarkHashJSON computes the keyed argument hash of every row's
-// arguments (canonical JSON, then HMAC).
-func BenchmarkHashJSON(b *testing.B) {
-	args, n := benchArguments(b)
-	key, _ := redact.NewPseudonymizer("k1", []byte("0123456789abcdef0123456789abcdef"))
+	st := &Stats{}
 	b.SetBytes(n)
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, a := range args {
-			key.HashJSON(a)
+		for _, t := range texts {
+			MaskWith(t, st)
 		}
 	}
-	b.ReportMetric(float64(len(args))*float64(b.N)/b.Elapsed().Seconds(), "args/s")
 }
 
-// BenchmarkShape computes the argument shape (names and value types) of
-// every row's arguments.
-func BenchmarkShape(b *testing.B) {
-	args, n := benchArguments(b)
-	st := &redact.Stats{}
+// BenchmarkPrefilter is the single pass every text gets.
+func BenchmarkPrefilter(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 5))
+	var texts []string
+	for range 300 {
+		texts = append(texts, benchText(r, 100+r.IntN(1500)))
+	}
+	var n int64
+	for _, t := range texts {
+		n += int64(len(t))
+	}
 	b.SetBytes(n)
 	b.ReportAllocs()
+	var hits [16]hit
 	for b.Loop() {
-		for _, a := range args {
-			redact.Shape(a, st)
+		for _, t := range texts {
+			prefilterOf(t, hits[:0])
 		}
 	}
-	b.ReportMetric(float64(len(args))*float64(b.N)/b.Elapsed().Seconds(), "args/s")
 }

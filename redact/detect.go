@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the secret detectors behind Mask. Each detector has a name
@@ -36,7 +37,9 @@ type detector struct {
 	// whole match.
 	secret func(s string, m []int) (start, end int, ok bool)
 	// scan replaces re for detectors without a regular expression; it
-	// runs when the text has at least digits digits, and (if b64) a run
+	// runs when the text has digits digits in a row (in groups joined by
+	// single blanks, dashes or pluses, as scanCards reads them), and (if
+	// b64) a run
 	// of base64.
 	scan   func(s string, id int, dst []span) []span
 	digits int
@@ -45,6 +48,10 @@ type detector struct {
 	// or where back moves that place to. word: only where a word starts.
 	word bool
 	back func(s string, at int) int
+	// pre, if set, is a necessary condition for re to match at s[at:]
+	// (pos is where the keyword was found): far cheaper than trying re,
+	// and implied by it, so skipping re when pre says no changes nothing.
+	pre func(s string, at, pos int) bool
 }
 
 // anchored compiles an expression that must match where it is tried.
@@ -92,58 +99,76 @@ const sep = `(?:\\*["'])?\s*(?::=|=>|[:=])[ \t]*`
 
 var detectors = []detector{
 	{name: "private_key", keywords: []string{"-----begin"},
+		pre:    prefixes("-----BEGIN"),
 		re:     anchored(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)`),
 		secret: whole},
 	// Two segments are enough: a JWT cut short is still one.
 	{name: "jwt", keywords: []string{"eyj"},
+		pre:    jwtStart,
 		re:     anchored(`eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]*){0,3}`),
 		secret: whole},
 	{name: "github_token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		pre:    githubStart,
 		re:     anchored(`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}`),
 		secret: whole},
 	{name: "gitlab_token", keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-", "gloas-", "glimt-"},
+		pre:    prefixes("gl"),
 		re:     anchored(`gl(?:pat|dt|rt|ptt|ft|soat|cbt|oas|imt)-[A-Za-z0-9_-]{16,}`),
 		secret: whole},
 	{name: "slack_token", keywords: []string{"xox", "xapp-"},
+		pre:    prefixes("xox", "xapp-"),
 		re:     anchored(`xox[abposrce]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
 		secret: whole},
 	{name: "slack_webhook", keywords: []string{"hooks.slack.com"},
-		re: anchored(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{16,})`)},
+		pre: prefixes("hooks.slack.com/"),
+		re:  anchored(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{16,})`)},
 	{name: "webhook", keywords: []string{"discord.com/api/webhooks", "discordapp.com/api/webhooks"},
-		re: anchored(`discord(?:app)?\.com/api/webhooks/[0-9]+/([A-Za-z0-9_-]{20,})`)},
+		pre: prefixes("discord"),
+		re:  anchored(`discord(?:app)?\.com/api/webhooks/[0-9]+/([A-Za-z0-9_-]{20,})`)},
 	{name: "webhook", keywords: []string{"api.telegram.org/bot"},
-		re: anchored(`api\.telegram\.org/bot([0-9]+:[A-Za-z0-9_-]{20,})`)},
+		pre: prefixes("api.telegram.org/bot"),
+		re:  anchored(`api\.telegram\.org/bot([0-9]+:[A-Za-z0-9_-]{20,})`)},
 	{name: "webhook", keywords: []string{"webhook.office.com", "outlook.office.com/webhook"},
-		re: anchored(`(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([A-Za-z0-9@/_.-]{20,})`)},
+		pre: prefixes("webhook.office.com/webhookb2/", "outlook.office.com/webhook/"),
+		re:  anchored(`(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/([A-Za-z0-9@/_.-]{20,})`)},
 	// curl -u user:password on a command line quoted in an error or a log.
 	{name: "basic_auth", keywords: []string{"-u "}, word: true,
-		re: anchored(`-u ['"]?[^\s:'"]+:([^\s'"]{4,})`)},
+		pre: prefixes("-u "),
+		re:  anchored(`-u ['"]?[^\s:'"]+:([^\s'"]{4,})`)},
 	{name: "stripe_key", keywords: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "pk_live_", "pk_test_", "whsec_"},
+		pre:    prefixes("sk_", "pk_", "rk_", "whsec_"),
 		re:     anchored(`[spr]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,}`),
 		secret: whole},
 	// OpenAI (sk-, sk-proj-), Anthropic (sk-ant-) and the like.
 	{name: "api_key", keywords: []string{"sk-", "ck_pat_"}, word: true,
+		pre:    prefixes("sk-", "ck_pat_"),
 		re:     anchored(`(?:sk-[A-Za-z0-9_-]{20,}|ck_pat_[A-Za-z0-9_]{6,})`),
 		secret: wholeIf(randomish)},
 	{name: "service_token", keywords: []string{"npm_", "hf_", "sg.", "ya29.", "pypi-age"}, word: true,
+		pre:    prefixes("npm_", "hf_", "SG.", "ya29.", "pypi-AgE"),
 		re:     anchored(`(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{30,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|ya29\.[A-Za-z0-9_-]{20,}|pypi-AgE[A-Za-z0-9_-]{40,})`),
 		secret: whole},
 	{name: "gcp_api_key", keywords: []string{"aiza"},
+		pre:    prefixes("AIza"),
 		re:     anchored(`AIza[0-9A-Za-z_-]{30,}`),
 		secret: whole},
 	// The private key of a service-account file is a PEM block (above);
 	// its id is here.
 	{name: "gcp_key_id", keywords: []string{"private_key_id"},
+		pre:    sepAfter(len("private_key_id")),
 		re:     anchored(`(?i)private_key_id` + sep),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	{name: "aws_key", keywords: []string{"akia", "asia", "abia", "acca", "a3t"},
+		pre:    awsKeyStart,
 		re:     anchored(`(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}`),
 		secret: whole},
 	{name: "aws_secret_key", keywords: []string{"aws", "secret"},
+		pre:    wordThenSep(len("aws_secret_access_key")),
 		re:     anchored(`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key)` + sep),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	// Storage account keys in connection strings and settings.
 	{name: "azure_key", keywords: []string{"accountkey", "sharedaccesskey"}, word: true,
+		pre:    wordThenAssign(len("SharedAccessKey")),
 		re:     anchored(`(?i)(?:AccountKey|SharedAccessKey)\s*[:=]\s*`),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	// A shared access signature: the sig= of a SAS URL, or a whole
@@ -152,45 +177,55 @@ var detectors = []detector{
 		re:     anchored(`(?i)sig=`),
 		secret: value(delimToken, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	{name: "azure_sas", keywords: []string{"sharedaccesssignature"}, word: true,
+		pre:    sasSignature,
 		re:     anchored(`(?i)SharedAccessSignature(?:\s*[:=]\s*|\s+)`),
 		secret: value(delimSAS, func(v string) bool { return len(v) >= 16 && !isPlaceholder(v) })},
 	// scheme://user:password@host
 	{name: "url_password", keywords: []string{"://"},
-		re: anchored(`://[^\s/?#@:"'<>\\]{0,128}:([^\s/?#@"'<>\\]{1,256})@`),
+		pre: urlPassword,
+		re:  anchored(`://[^\s/?#@:"'<>\\]{0,128}:([^\s/?#@"'<>\\]{1,256})@`),
 		secret: group(1, func(v string) bool {
 			return !isPlaceholder(v) && !(len(v) <= 5 && allDigits(v)) // a port, not a password
 		})},
 	{name: "bearer", keywords: []string{"bearer"}, word: true,
+		pre:    schemeGap(len("bearer")),
 		re:     anchored(`(?i)bearer(?:\s+|\+|%20)([^\s"'\\]+)`),
 		secret: group(1, func(v string) bool { return tokenish(v, 8) })},
 	{name: "basic_auth", keywords: []string{"basic"}, word: true,
+		pre:    schemeGap(len("basic")),
 		re:     anchored(`(?i)basic(?:\s+|\+|%20)([A-Za-z0-9+/_-]+={0,2})`),
-		secret: group(1, func(v string) bool { return credentialPair(decodeBase64(v)) || tokenish(v, 8) })},
+		secret: group(1, func(v string) bool { return base64CredentialPair(v) || tokenish(v, 8) })},
 	{name: "digest_auth", keywords: []string{"digest"}, word: true,
-		re: anchored(`(?i)digest\s+((?:[a-z0-9_-]+\s*=\s*(?:\\*"(?:[^"\\]|\\[^"])*\\*"|[^\s,"\\]+)\s*,?\s*)+)`),
+		pre: spaceAfter(len("digest")),
+		re:  anchored(`(?i)digest\s+((?:[a-z0-9_-]+\s*=\s*(?:\\*"(?:[^"\\]|\\[^"])*\\*"|[^\s,"\\]+)\s*,?\s*)+)`),
 		secret: group(1, func(v string) bool {
 			l := strings.ToLower(v)
 			return strings.Contains(l, "response=") || strings.Contains(l, "username=") || strings.Contains(l, "nonce=")
 		})},
 	// Authorization: <scheme> <credentials>, or a bare credential.
 	{name: "authorization", keywords: []string{"authorization"}, word: true,
+		pre:    sepAfter(len("authorization")),
 		re:     anchored(`(?i)authorization` + sep),
 		secret: authorizationValue},
 	// Headers as HAR and Inspector write them: {"name":"X-Api-Key","value":"…"}.
 	// The value of a credential-bearing header goes, whatever it looks like.
 	{name: "header", keywords: []string{"name"},
+		pre:    headerName,
 		re:     anchored(`(?i)name\\*"\s*:\s*\\*"([a-z0-9_.-]{1,64})\\*"\s*,\s*\\*"value\\*"\s*:\s*`),
 		secret: headerValue},
 	{name: "cookie", keywords: []string{"cookie"}, word: true,
-		re: anchored(`(?i)cookie` + sep),
+		pre: sepAfter(len("cookie")),
+		re:  anchored(`(?i)cookie` + sep),
 		secret: value(delimLine, func(v string) bool {
 			return !isPlaceholder(v) && (strings.Contains(v, "=") || tokenish(v, 8))
 		})},
 	// key=value, "key": "value", key: value, for keys that name a secret.
 	{name: "assignment", keywords: []string{"passw", "passphrase", "secret", "token", "key", "pwd", "credential", "auth", "signature", "session", "sessid"},
+		pre:    wordThenSep(len("credentials")),
 		re:     anchored(`(?i)(password|passwd|passphrase|secret|token|key|pwd|credentials?|auth|signature|session[_.-]?id|sessid)` + sep),
 		secret: assignmentValue},
 	{name: "email", keywords: []string{"@"}, back: localPart,
+		pre:    emailAt,
 		re:     anchored(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`),
 		secret: whole},
 	{name: "card_number", scan: scanCards, digits: 13},
@@ -279,20 +314,23 @@ func Mask(s string) string { return MaskWith(s, nil) }
 
 // MaskWith is Mask, counting what each rule replaced in st (which may be
 // nil). The result is a fixed point: masking it again changes nothing.
-func MaskWith(s string, st *Stats) string {
+func MaskWith(s string, st *Stats) string { return maskWith(s, st) }
+
+// maskWith is MaskWith, counting in c.
+func maskWith(s string, c counter) string {
 	for pass := 0; pass < 8; pass++ {
 		d := detection{budget: decodeBudget + 4*len(s)}
 		spans := d.detect(s, 0, nil)
 		if len(spans) == 0 {
 			return s
 		}
-		s = replace(s, spans, st)
+		s = replace(s, spans, c)
 	}
 	return s
 }
 
 // replace merges overlapping spans and replaces each with a marker.
-func replace(s string, spans []span, st *Stats) string {
+func replace(s string, spans []span, c counter) string {
 	slices.SortFunc(spans, func(x, y span) int { return x.start - y.start })
 	merged := spans[:1]
 	for _, sp := range spans[1:] {
@@ -312,7 +350,7 @@ func replace(s string, spans []span, st *Stats) string {
 		b.WriteString(marker)
 		b.WriteString(detectors[sp.rule].name)
 		b.WriteByte(']')
-		st.add(sp.rule)
+		c.add(sp.rule)
 		at = sp.end
 	}
 	b.WriteString(s[at:])
@@ -332,7 +370,7 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 	for i := range detectors {
 		r := &detectors[i]
 		if r.scan != nil {
-			if p.digits >= r.digits && (p.base64 || !r.b64) {
+			if p.digits >= r.digits && (p.base64 || !r.b64) && (r.digits == 0 || longestChain(s) >= r.digits) {
 				dst = r.scan(s, i, dst)
 			}
 			continue
@@ -355,7 +393,7 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 			if r.back != nil {
 				at = r.back(s, at)
 			}
-			if at < covered || r.word && at > 0 && isWordByte(s[at-1]) {
+			if at < covered || r.word && at > 0 && isWordByte(s[at-1]) || r.pre != nil && !r.pre(s, at, h.pos) {
 				continue
 			}
 			m := r.re.FindStringSubmatchIndex(s[at:])
@@ -748,6 +786,15 @@ func entropy(v string) float64 {
 	return h
 }
 
+// base64CredentialPair is credentialPair(decodeBase64(v)), decoded in a
+// pooled buffer.
+func base64CredentialPair(v string) bool {
+	buf := getBuf()
+	defer putBuf(buf)
+	buf.b = decodeBase64Into(buf.b[:0], v)
+	return credentialPair(bytesString(buf.b))
+}
+
 // credentialPair: the decoded text of Basic credentials, user:password.
 func credentialPair(v string) bool {
 	if len(v) < 3 || len(v) > 512 {
@@ -811,8 +858,12 @@ func keyLine(t string) bool {
 	if !lo || !up || !di {
 		return false
 	}
-	b, err := base64.RawStdEncoding.DecodeString(body[:len(body)/4*4])
-	return err == nil && !printable(string(b))
+	t = body[:len(body)/4*4]
+	buf := getBuf()
+	defer putBuf(buf)
+	buf.b = slices.Grow(buf.b[:0], base64.RawStdEncoding.DecodedLen(len(t)))[:base64.RawStdEncoding.DecodedLen(len(t))]
+	n, err := base64.RawStdEncoding.Decode(buf.b, unsafe.Slice(unsafe.StringData(t), len(t)))
+	return err == nil && !printableBytes(buf.b[:n])
 }
 
 // Card numbers: 13 to 19 digits passing the Luhn check, unbroken or in
@@ -975,10 +1026,10 @@ func (d *detection) percentTokens(s string, depth int, dst []span) []span {
 		if len(tok) > maxDecodedLen {
 			tok = tok[:maxDecodedLen]
 		}
-		if rule := d.decoded(percentDecode(tok, false), depth); rule >= 0 {
+		if rule := d.percentRule(tok, false, depth); rule >= 0 {
 			dst = append(dst, span{a, b, rule})
 		} else if strings.IndexByte(tok, '+') >= 0 {
-			if rule := d.decoded(percentDecode(tok, true), depth); rule >= 0 {
+			if rule := d.percentRule(tok, true, depth); rule >= 0 {
 				dst = append(dst, span{a, b, rule})
 			}
 		}
@@ -993,6 +1044,46 @@ func isName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// percentRule runs the detectors on tok percent-decoded (in a pooled
+// buffer): the most specific rule that fired, or -1.
+func (d *detection) percentRule(tok string, plus bool, depth int) int {
+	buf := getBuf()
+	defer putBuf(buf)
+	buf.b = appendPercentDecoded(buf.b[:0], tok, plus)
+	return d.decoded(bytesString(buf.b), depth)
+}
+
+// appendPercentDecoded is percentDecode, appending to dst.
+func appendPercentDecoded(dst []byte, s string, plus bool) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			dst = append(dst, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		case c == '+' && plus:
+			dst = append(dst, ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// decodeBuf is a buffer for decoded text. The detectors read the text as a
+// string while they hold the buffer; nothing keeps it after.
+type decodeBuf struct{ b []byte }
+
+var decodeBufs = sync.Pool{New: func() any { return new(decodeBuf) }}
+
+func getBuf() *decodeBuf { return decodeBufs.Get().(*decodeBuf) }
+
+func putBuf(b *decodeBuf) {
+	if cap(b.b) > 64<<10 {
+		b.b = nil
+	}
+	decodeBufs.Put(b)
 }
 
 // percentDecode decodes %XX escapes (and + as a blank, if plus), leaving
@@ -1068,10 +1159,16 @@ func (d *detection) base64Rule(tok string, depth int) int {
 	if len(tok) > maxDecodedLen {
 		tok = tok[:maxDecodedLen]
 	}
-	text := decodeBase64(tok)
-	if len(text) < 12 || !printable(text) {
+	// Most runs decode to binary: find out in a pooled buffer, before
+	// making the text.
+	buf := getBuf()
+	defer putBuf(buf)
+	dec := decodeBase64Into(buf.b[:0], tok)
+	buf.b = dec
+	if len(dec) < 12 || !printableBytes(dec) {
 		return -1
 	}
+	text := bytesString(dec) // read only while buf is held
 	if rule := d.decoded(text, depth); rule >= 0 {
 		return rule
 	}
@@ -1120,6 +1217,46 @@ func plausibleBase64(t string) bool {
 	return (lo && up || up && len(t) >= 24) && !hex
 }
 
+// decodeBase64Into is decodeBase64, appending to dst (which it returns
+// cut back to dst if t is not base64).
+func decodeBase64Into(dst []byte, t string) []byte {
+	t = strings.TrimRight(t, "=")
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(t, "-_") {
+		if strings.ContainsAny(t, "+/") {
+			return dst
+		}
+		enc = base64.RawURLEncoding
+	}
+	if len(t)%4 == 1 {
+		t = t[:len(t)-1]
+	}
+	dst = slices.Grow(dst, enc.DecodedLen(len(t)))
+	out := dst[len(dst) : len(dst)+enc.DecodedLen(len(t))]
+	n, err := enc.Decode(out, unsafe.Slice(unsafe.StringData(t), len(t)))
+	if err != nil {
+		return dst
+	}
+	return dst[:len(dst)+n]
+}
+
+// printableBytes is printable for bytes.
+func printableBytes(t []byte) bool {
+	if !utf8.Valid(t) {
+		return false
+	}
+	bad, n := 0, 0
+	for i := 0; i < len(t); {
+		r, w := utf8.DecodeRune(t[i:])
+		i += w
+		n++
+		if !unicode.IsPrint(r) && r != '\n' && r != '\r' && r != '\t' {
+			bad++
+		}
+	}
+	return bad*20 <= n
+}
+
 // decodeBase64 decodes standard or URL-safe base64, padded or not; "" if
 // it is not base64.
 func decodeBase64(t string) string {
@@ -1164,7 +1301,7 @@ func printable(t string) bool {
 type prefilter struct {
 	mask    uint64
 	hits    []hit // where keywords occur, in order
-	digits  int
+	digits  int   // how many
 	percent bool
 	base64  bool
 }
@@ -1223,50 +1360,151 @@ func lower(c byte) byte {
 
 func prefilterOf(s string, hits []hit) prefilter {
 	p := prefilter{hits: hits}
-	run, seen := 0, uint8(0) // the current base64 run and its classes
 	n := len(s)
-	for i := 0; i < n; i++ {
+	st := uint8(0) // the base64 run automaton
+	digits := 0
+	// c1, c2: s[i+1] and s[i+2] in lower case.
+	var c1, c2 byte
+	if n > 1 {
+		c1 = lowerTab[s[1]]
+	}
+	i := 0
+	for ; i+2 < n; i++ {
 		c := s[i]
-		if cl := byteClass[c]; cl != 0 {
-			run++
-			seen |= cl
-			p.digits += int(cl & clDigit)
-		} else {
-			if b64Run(run, seen) {
-				p.base64 = true
+		st = b64Next[int(st)<<3|int(byteKind[c])]
+		digits += int(byteClass[c] & clDigit)
+		c2 = lowerTab[s[i+2]]
+		c0 := lowerTab[c]
+		h := triple(c0, c1, c2)
+		c1 = c2
+		if triples[h>>6]&(1<<(h&63)) != 0 {
+			var m uint64
+			for _, k := range byFirst[c0] {
+				if hasPrefixFold(s[i:], k.kw) {
+					m |= k.mask
+				}
 			}
-			run, seen = 0, 0
-			switch c {
-			case '%':
-				if i+2 < n && isHex(s[i+1]) && isHex(s[i+2]) {
-					p.percent = true
-				}
-			case '@':
-				p.mask |= atMask
-				p.hits = append(p.hits, hit{i, atMask})
-			}
-		}
-		if i+2 < n {
-			c0 := lowerTab[c]
-			h := triple(c0, lowerTab[s[i+1]], lowerTab[s[i+2]])
-			if triples[h>>6]&(1<<(h&63)) != 0 {
-				var m uint64
-				for _, k := range byFirst[c0] {
-					if hasPrefixFold(s[i:], k.kw) {
-						m |= k.mask
-					}
-				}
-				if m != 0 {
-					p.mask |= m
-					p.hits = append(p.hits, hit{i, m})
-				}
+			if m != 0 {
+				p.mask |= m
+				p.hits = append(p.hits, hit{i, m})
 			}
 		}
 	}
-	if b64Run(run, seen) {
-		p.base64 = true
+	for ; i < n; i++ {
+		st = b64Next[int(st)<<3|int(byteKind[s[i]])]
+		digits += int(byteClass[s[i]] & clDigit)
+	}
+	p.base64 = st == b64Accept
+	p.digits = digits
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], '%')
+		if k < 0 {
+			break
+		}
+		if i += k; i+2 < n && isHex(s[i+1]) && isHex(s[i+2]) {
+			p.percent = true
+			break
+		}
+	}
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], '@')
+		if k < 0 {
+			break
+		}
+		i += k
+		p.mask |= atMask
+		p.hits = append(p.hits, hit{i, atMask})
 	}
 	return p
+}
+
+// The base64 run automaton: a state is the length of the current run of
+// base64 bytes (up to 24, all that b64Run looks at) and whether it has
+// lower- and upper-case letters; b64Accept, once a run is one b64Run
+// accepts, is never left. Within a run, length and letters only grow, so a
+// run is accepted as it goes exactly when b64Run accepts it at its end.
+const (
+	b64MaxRun = 24
+	b64Accept = (b64MaxRun + 1) * 4
+)
+
+// byteKind is a byte's class for the automaton: 0 not base64, 1 digit,
+// 2 lower, 3 upper, 4 symbol.
+var byteKind, b64Next = func() (kind [256]uint8, next [(b64Accept + 1) << 3]uint8) {
+	for c := 0; c < 256; c++ {
+		switch byteClass[c] {
+		case clDigit:
+			kind[c] = 1
+		case clLower:
+			kind[c] = 2
+		case clUpper:
+			kind[c] = 3
+		case clSymbol:
+			kind[c] = 4
+		}
+	}
+	for st := 0; st <= b64Accept; st++ {
+		for k := 0; k < 5; k++ {
+			var to int
+			switch {
+			case st == b64Accept:
+				to = b64Accept
+			case k == 0:
+				to = 0
+			default:
+				run, seen := st/4, uint8(0)
+				if st%4&1 != 0 {
+					seen |= clLower
+				}
+				if st%4&2 != 0 {
+					seen |= clUpper
+				}
+				run = min(run+1, b64MaxRun)
+				if k == 2 {
+					seen |= clLower
+				}
+				if k == 3 {
+					seen |= clUpper
+				}
+				if b64Run(run, seen) {
+					to = b64Accept
+					break
+				}
+				to = run * 4
+				if seen&clLower != 0 {
+					to |= 1
+				}
+				if seen&clUpper != 0 {
+					to |= 2
+				}
+			}
+			next[st<<3|k] = uint8(to)
+		}
+	}
+	return
+}()
+
+// longestChain returns the most digits in a row in s, in groups joined by
+// one blank, dash or plus, as scanCards reads them.
+func longestChain(s string) int {
+	best, chain := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigit(c):
+			if chain++; chain > best {
+				best = chain
+			}
+		case chain > 0 && (c == ' ' || c == '-' || c == '+') && chainJoin(s, i):
+		default:
+			chain = 0
+		}
+	}
+	return best
+}
+
+// chainJoin: s[i] joins two groups of digits.
+func chainJoin(s string, i int) bool {
+	return i > 0 && isDigit(s[i-1]) && i+1 < len(s) && isDigit(s[i+1])
 }
 
 // b64Run: a run that plausibleBase64 may accept (both cases, or a long

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -179,52 +179,38 @@ type Redactor struct {
 	Policy *Policy
 	Pseud  *Pseudonymizer
 	Stats  *Stats
+
+	mu   sync.Mutex
+	free []*Worker // idle workers (Worker, Release)
 }
 
 // Text applies the policy to one text value. The second result is false when
 // the field is dropped.
 func (r *Redactor) Text(field, v string) (string, bool) {
-	a := r.Policy.Action(field)
-	switch a.Kind {
-	case Keep:
-		return v, true
-	case Pseudonymize:
-		return r.Pseud.Pseudonym(v), true
-	case MaskAction:
-		return MaskWith(v, r.Stats), true
-	case Truncate:
-		v = MaskWith(v, r.Stats)
-		if utf8.RuneCountInString(v) > a.N {
-			v = string([]rune(v)[:a.N]) + "…"
-		}
-		return v, true
-	}
-	return "", false
+	w := r.Worker()
+	s, ok := w.Text(field, v)
+	w.Release()
+	return s, ok
 }
 
 // Optional applies the policy to an optional text column in place; a dropped
 // field becomes null.
 func (r *Redactor) Optional(field string, v **string) {
-	if *v == nil {
-		return
-	}
-	s, ok := r.Text(field, **v)
-	if !ok {
-		*v = nil
-		return
-	}
-	*v = &s
+	w := r.Worker()
+	w.Optional(field, v)
+	w.Release()
 }
 
 // Required applies the policy to a text column that cannot be null; a dropped
 // field becomes empty.
 func (r *Redactor) Required(field string, v *string) {
-	s, _ := r.Text(field, *v)
-	*v = s
+	w := r.Worker()
+	w.Required(field, v)
+	w.Release()
 }
 
 // NoRedaction keeps every field as it is. It exists to measure what
-// redaction costs (bench/run.sh); ingest never uses it.
+// redaction costs (bench/baselines.sh); ingest never uses it.
 func NoRedaction() *Policy {
 	p := &Policy{actions: map[string]Action{}, Origin: "no redaction (measurement only)"}
 	for _, f := range Fields {

@@ -12,10 +12,13 @@ import (
 // query value is masked and replaced whole when it looks random, and path
 // segments that look random (a secret in the path, as some hosted MCP URLs
 // carry) are replaced. A value that does not parse as a URL is only masked.
-func SanitizeURL(raw string, p *Pseudonymizer, st *Stats) string {
+func SanitizeURL(raw string, p *Pseudonymizer, st *Stats) string { return sanitizeURL(raw, p, st) }
+
+// sanitizeURL is SanitizeURL, counting in st.
+func sanitizeURL(raw string, p *Pseudonymizer, st counter) string {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme == "" && u.Host == "" && u.RawQuery == "") {
-		return MaskWith(raw, st)
+		return maskWith(raw, st)
 	}
 	if u.User != nil {
 		u.User = nil
@@ -50,16 +53,16 @@ func SanitizeURL(raw string, p *Pseudonymizer, st *Stats) string {
 				v = "[REDACTED:query]"
 				st.addNamed("url_query")
 			default:
-				if m := MaskWith(dv, st); m != dv {
+				if m := maskWith(dv, st); m != dv {
 					v = m
 				}
 			}
-			parts = append(parts, MaskWith(k, st)+"="+v)
+			parts = append(parts, maskWith(k, st)+"="+v)
 		}
 		u.RawQuery = strings.Join(parts, "&")
 	}
 	u.Fragment = ""
-	return MaskWith(u.String(), st)
+	return maskWith(u.String(), st)
 }
 
 // looksRandom: a token of 16 or more characters mixing letters and digits
@@ -70,9 +73,9 @@ func looksRandom(s string) bool {
 		return false
 	}
 	var letters, digits, other int
-	freq := map[rune]int{}
-	for _, r := range s {
-		switch {
+	var freq [128]int // every byte counted is ASCII
+	for i := 0; i < len(s); i++ {
+		switch r := s[i]; {
 		case r >= '0' && r <= '9':
 			digits++
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
@@ -82,7 +85,7 @@ func looksRandom(s string) bool {
 		default:
 			return false // spaces and punctuation: text, not a token
 		}
-		freq[r]++
+		freq[s[i]]++
 	}
 	if letters == 0 || digits == 0 {
 		return false
@@ -90,8 +93,10 @@ func looksRandom(s string) bool {
 	n := float64(len(s))
 	h := 0.0
 	for _, c := range freq {
-		p := float64(c) / n
-		h -= p * math.Log2(p)
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
 	}
 	return h >= 3.5
 }

@@ -1,0 +1,139 @@
+package redact
+
+import "strings"
+
+// Memos: the rows of one log repeat the same few values (client and server
+// names, versions, methods, URLs, session ids, error messages). A goroutine
+// redacts each once and keeps the result with what it counted, to give the
+// same result and add the same counts the next time. Each table is bounded
+// and emptied when full.
+
+// counter takes what one redaction counts: a *Stats, or a tally that keeps
+// the counts for a memo.
+type counter interface {
+	add(rule int)
+	addNamed(name string)
+}
+
+// tally records the counts of one redaction.
+type tally struct {
+	rules []uint8
+	names []string
+}
+
+func (t *tally) add(rule int)         { t.rules = append(t.rules, uint8(rule)) }
+func (t *tally) addNamed(name string) { t.names = append(t.names, name) }
+func (t *tally) reset()               { t.rules, t.names = t.rules[:0], t.names[:0] }
+
+// counts are the counts a memo entry adds each time it is used.
+type counts struct {
+	rules []uint8
+	names []string
+}
+
+// keep copies what t recorded (nothing, usually).
+func (t *tally) keep() counts {
+	var c counts
+	if len(t.rules) > 0 {
+		c.rules = append([]uint8(nil), t.rules...)
+	}
+	if len(t.names) > 0 {
+		c.names = append([]string(nil), t.names...)
+	}
+	return c
+}
+
+func (c *counts) addTo(st *Stats) {
+	if st == nil {
+		return
+	}
+	for _, r := range c.rules {
+		st.add(int(r))
+	}
+	for _, n := range c.names {
+		st.addNamed(n)
+	}
+}
+
+// A memo entry: the result, and what computing it counted.
+type memo struct {
+	out string
+	counts
+}
+
+const (
+	maxMemoEntries = 1024      // entries in one table
+	maxMemoBytes   = 256 << 10 // bytes of keys in one table
+	maxMemoText    = 512       // longest value a table keeps
+)
+
+// memoTable maps a value to its redaction.
+type memoTable struct {
+	m     map[string]memo
+	bytes int
+}
+
+func (t *memoTable) get(k string) (memo, bool) {
+	e, ok := t.m[k]
+	return e, ok
+}
+
+// put keeps out (k itself when unchanged) for a copy of k; k may be
+// scratch memory.
+func (t *memoTable) put(k, out string, c counts) {
+	same := out == k
+	k = strings.Clone(k)
+	if same {
+		out = k
+	}
+	t.putOwned(k, out, c)
+}
+
+// putOwned is put for a key that is not scratch memory.
+func (t *memoTable) putOwned(k, out string, c counts) {
+	if t.m == nil {
+		t.m = make(map[string]memo)
+	}
+	if len(t.m) >= maxMemoEntries || t.bytes+len(k) > maxMemoBytes {
+		clear(t.m)
+		t.bytes = 0
+	}
+	t.m[k] = memo{out, c}
+	t.bytes += len(k)
+}
+
+// mask is MaskWith through the memo: identical result and counts. s may
+// be scratch memory (it is copied into the memo); an unchanged result may be
+// s itself.
+func (sc *scratch) mask(s string, st *Stats) string {
+	if len(s) > maxMemoText {
+		return maskWith(s, st)
+	}
+	if e, ok := sc.masks.get(s); ok {
+		e.addTo(st)
+		return e.out
+	}
+	sc.tally.reset()
+	out := maskWith(s, &sc.tally)
+	c := sc.tally.keep()
+	sc.masks.put(s, out, c)
+	c.addTo(st)
+	return out
+}
+
+// pseudonym is p.Pseudonym(v) through the memo.
+func (sc *scratch) pseudonym(p *Pseudonymizer, v string) string {
+	if sc.pseudFor != p {
+		clear(sc.pseuds.m)
+		sc.pseuds.bytes = 0
+		sc.pseudFor = p
+	}
+	if e, ok := sc.pseuds.get(v); ok {
+		return e.out
+	}
+	out := sc.pseudonymOf(p, v)
+	if len(v) <= maxMemoText {
+		sc.pseuds.put(v, out, counts{})
+	}
+	return out
+}
