@@ -117,15 +117,15 @@ func (d *WireDecoder) text(t tok) string {
 // later step reads, as positions in the line.
 type wireScan struct {
 	format, ts, endTS, side, transport, conn, session, version, trigger, scenario tok
-	clientName, clientVersion, serverName, serverVersion                         tok
-	http, stdio                                                                  tok
-	req, resp, fail                                                              tok
-	method, url, reqBody                                                         tok
-	reqHdr                                                                       [3]tok // Last-Event-ID, Mcp-Session-Id, MCP-Protocol-Version
-	status, ctype, streamEnd, respBody, eventTimes                               tok
-	respHdr                                                                      [3]tok // Content-Type, Retry-After, Mcp-Session-Id
-	failKind, failMsg                                                            tok
-	dir, stdioLine                                                               tok
+	clientName, clientVersion, serverName, serverVersion                          tok
+	http, stdio                                                                   tok
+	req, resp, fail                                                               tok
+	method, url, reqBody                                                          tok
+	reqHdr                                                                        [3]tok // Last-Event-ID, Mcp-Session-Id, MCP-Protocol-Version
+	status, ctype, streamEnd, respBody, eventTimes                                tok
+	respHdr                                                                       [3]tok // Content-Type, Retry-After, Mcp-Session-Id
+	failKind, failMsg                                                             tok
+	dir, stdioLine                                                                tok
 }
 
 var (
