@@ -493,13 +493,61 @@ func (d *WireDecoder) is(t tok, want string) bool {
 	return t.kind == schema.JSONString && !t.esc && string(d.s.b[t.start+1:t.end-1]) == want
 }
 
-// wireObs is one allocation for what an observation of up to two messages
-// is made of.
-type wireObs struct {
-	o schema.Observation
-	h schema.HTTPEvidence
-	m [2]schema.Message
-	r [2]schema.RPC
+// wireObsN is one allocation for an observation, its HTTP evidence and N
+// messages with their RPC values (most records have one to three).
+type (
+	wireObs1 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [1]schema.Message
+		r [1]schema.RPC
+	}
+	wireObs2 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [2]schema.Message
+		r [2]schema.RPC
+	}
+	wireObs3 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [3]schema.Message
+		r [3]schema.RPC
+	}
+	wireObs4 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [4]schema.Message
+		r [4]schema.RPC
+	}
+	wireObsN struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+	}
+)
+
+// place allocates an observation with room for n messages (and their RPC
+// values) in one piece when n is small.
+func place(n int) (*schema.Observation, *schema.HTTPEvidence, []schema.Message, []schema.RPC) {
+	switch n {
+	case 0:
+		x := new(wireObsN)
+		return &x.o, &x.h, nil, nil
+	case 1:
+		x := new(wireObs1)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	case 2:
+		x := new(wireObs2)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	case 3:
+		x := new(wireObs3)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	case 4:
+		x := new(wireObs4)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	}
+	x := new(wireObsN)
+	return &x.o, &x.h, make([]schema.Message, n), nil
 }
 
 // build makes the observation from what scanLine recorded; false when the
@@ -593,28 +641,22 @@ func (d *WireDecoder) build(pos schema.Position) (*schema.Observation, bool) {
 	default:
 		return nil, false
 	}
-	// One allocation for the observation, its HTTP evidence, and up to two
+	// One allocation for the observation, its HTTP evidence, and its
 	// messages and their RPC values.
-	out := &wireObs{o: o}
+	out, outH, msgs, slab := place(len(d.msgs))
+	*out = o
 	if w.http.kind == schema.JSONObject {
-		out.h = h
-		out.o.HTTP = &out.h
+		*outH = h
+		out.HTTP = outH
 	}
-	if n := len(d.msgs); n > 0 {
-		var msgs []schema.Message
-		if n <= len(out.m) {
-			msgs = out.m[:n:n]
-		} else {
-			msgs = make([]schema.Message, n)
-		}
+	if len(msgs) > 0 {
 		copy(msgs, d.msgs)
-		out.o.Messages = msgs
-		slab := out.r[:]
+		out.Messages = msgs
 		placeRPC(msgs, d.rpcs, slab)
 	}
 	clear(d.msgs)
 	clear(d.rpcs)
-	return &out.o, true
+	return out, true
 }
 
 func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a *arena) bool {
