@@ -136,9 +136,6 @@ func rpcMismatch(m *schema.Message) string {
 				return bad("result."+name, x.Kinds[i], k)
 			}
 		}
-		if x.Raw != res.Raw {
-			return bad("result raw", x.Raw, res.Raw)
-		}
 		if rt := jsonobj.Get(res, "resultType"); rt.Type == gjson.String && x.ResultType != rt.Str || rt.Type != gjson.String && x.ResultType != "" {
 			return bad("resultType", x.ResultType, rt.Str)
 		}
@@ -199,7 +196,7 @@ func rpcMismatch(m *schema.Message) string {
 		} else if x.TextBlocks != 0 || x.FirstText {
 			return bad("text blocks", x.TextBlocks, 0)
 		}
-	} else if p.Res.Raw != "" || p.Res.Kinds != ([schema.NumResultMembers]schema.JSONKind{}) {
+	} else if p.Res.Kinds != ([schema.NumResultMembers]schema.JSONKind{}) {
 		return bad("result members", p.Res, "none")
 	}
 	if params.IsObject() {

@@ -174,6 +174,9 @@ func (r *msgReader) message(dst []schema.Message, rpcs []schema.RPC, where schem
 			m.ParamsHash, m.CallHash = hashes(b, m.Method, params, &hash)
 		} else {
 			m.Kind = schema.MsgNotification
+			if m.Method != "notifications/cancelled" {
+				return append(dst, m), rpcs, true // nothing reads it but its count
+			}
 		}
 	case result.kind.Exists() || errv.kind.Exists():
 		m.Kind = schema.MsgResponse
@@ -391,7 +394,6 @@ var resultKeys = schema.ResultMembers[:]
 func (r *msgReader) result(res *schema.RPCResult) bool {
 	s := &r.s
 	b := s.b
-	start := s.i
 	res.TextsPlain = true
 	ok := r.walk(resultKeys, false, func(f int) bool {
 		c := b[s.i]
@@ -431,7 +433,6 @@ func (r *msgReader) result(res *schema.RPCResult) bool {
 		}
 		return true
 	})
-	res.Raw = bstr(b[start:s.i])
 	return ok
 }
 

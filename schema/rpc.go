@@ -23,7 +23,9 @@ func (k JSONKind) Exists() bool { return k != JSONAbsent }
 // Stages after the decoder read these instead of parsing Raw again.
 //
 // A message the decoder does not read this way has RPC nil, and readers
-// parse Raw as they always did: a value that is not a JSON object, a body
+// parse Raw as they always did: a notification other than
+// notifications/cancelled (nothing reads one but its count), a value that
+// is not a JSON object, a body
 // that is not JSON, a frame the log cut short, a message built by hand, and
 // a message in which a member the readers use is repeated or has an escaped
 // name (readers differ on which of two members counts, first or last, and
@@ -105,7 +107,6 @@ func ResultMember(name string) int {
 // RPCResult is the members of a JSON-RPC result object.
 type RPCResult struct {
 	Kinds           [NumResultMembers]JSONKind
-	Raw             string // the result's raw JSON
 	ResultType      string // resultType's value, when a string
 	RequestState    string // requestState as text
 	ProtocolVersion string // protocolVersion as text
