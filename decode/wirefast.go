@@ -679,13 +679,10 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		o.ProtocolVersion = d.text(w.reqHdr[2])
 	}
 	// The arena holds the bodies as decoded; each is no longer than its
-	// literal in the line.
+	// literal in the line (of an event stream, only the messages are kept).
 	a.hint = 0
 	if w.reqBody.kind == schema.JSONString {
 		a.hint += w.reqBody.end - w.reqBody.start
-	}
-	if w.respBody.kind == schema.JSONString {
-		a.hint += min(w.respBody.end-w.respBody.start, 64<<10)
 	}
 	switch {
 	case w.resp.kind == schema.JSONObject && w.fail.kind != schema.JSONAbsent:
@@ -715,10 +712,6 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		if !d.eventTimes() {
 			return false
 		}
-		if w.reqBody.kind == schema.JSONString {
-			h.RequestHasBody = true
-			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
-		}
 		h.Responded, h.Status = true, int(st)
 		ct := d.text(w.ctype)
 		if ct == "" {
@@ -728,6 +721,17 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		h.RetryAfter = d.text(w.respHdr[1])
 		h.RespSessionID = d.text(w.respHdr[2])
 		h.SSE = h.ContentType == "text/event-stream"
+		if w.respBody.kind == schema.JSONString {
+			if n := w.respBody.end - w.respBody.start; h.SSE {
+				a.hint += min(n, arenaChunk)
+			} else {
+				a.hint += n
+			}
+		}
+		if w.reqBody.kind == schema.JSONString {
+			h.RequestHasBody = true
+			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
+		}
 		if w.respBody.kind == schema.JSONString {
 			h.BodyRecorded = true
 			lit := d.s.b[w.respBody.start+1 : w.respBody.end-1]
