@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -153,7 +152,7 @@ func Classify(ev *Evidence) Verdict {
 	}
 	v.Layer = LayerOf(v.Outcome)
 	if v.Outcome == ToolSuccess && v.Judged != nil && !v.Judged.Truncated {
-		v.Suspect, v.SuspectReason = HiddenFailure(gjson.GetBytes(v.Judged.Raw, "result"))
+		v.Suspect, v.SuspectReason = hiddenFailureOf(v.Judged)
 	}
 	if v.RetryAdvice == "" {
 		v.RetryAdvice = advice(&v, ev)
@@ -191,14 +190,13 @@ func classify(ev *Evidence) Verdict {
 				if m.Kind != schema.MsgResponse {
 					continue
 				}
-				r := gjson.ParseBytes(m.Raw)
-				if e := jsonobj.Get(r, "error"); e.IsObject() {
-					if c := jsonobj.Get(e, "code"); isInteger(c) {
-						code := c.Int()
+				if e := envelopeOf(m); e.errv == schema.JSONObject {
+					if e.codeInteger {
+						code := e.codeInt
 						v.ErrorCode = &code
 					}
-					if msg := jsonobj.Get(e, "message"); msg.Type == gjson.String {
-						v.ErrorMessage = msg.Str
+					if e.message == schema.JSONString {
+						v.ErrorMessage = e.messageText
 					}
 					v.Judged = m
 					break
@@ -331,44 +329,42 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 	if m.InBatch() && !batchAllowed(ev.ProtocolVersion) {
 		return Verdict{Outcome: InvalidEnvelope, Reason: "batch response outside 2025-03-26", Judged: m}
 	}
-	r := gjson.ParseBytes(m.Raw)
-	if !r.IsObject() {
+	e := envelopeOf(m)
+	if !e.object {
 		return Verdict{Outcome: InvalidEnvelope, Reason: "response is not a JSON object", Judged: m}
 	}
-	var top [3]gjson.Result
-	jsonobj.Pick(r, top[:], "jsonrpc", "result", "error")
-	if j := top[0]; j.Type != gjson.String || j.Str != "2.0" {
+	if !e.jsonrpc20 {
 		return Verdict{Outcome: InvalidEnvelope, Reason: `"jsonrpc" is not "2.0"`, Judged: m}
 	}
-	res, errv := top[1], top[2]
-	if res.Exists() && errv.Exists() {
+	if e.result.Exists() && e.errv.Exists() {
 		return Verdict{Outcome: InvalidEnvelope, Reason: "result and error together", Judged: m}
 	}
-	if !res.Exists() && !errv.Exists() {
+	if !e.result.Exists() && !e.errv.Exists() {
 		return Verdict{Outcome: InvalidEnvelope, Reason: "neither result nor error", Judged: m}
 	}
-	nullIDError := errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
+	nullIDError := e.errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
 	if !nullIDError && !SameID(m.ID, ev.ID) {
 		reason := "response id does not match the request id" // values stay in their columns, where the policy applies
 		return Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
 	}
-	if errv.Exists() {
-		if !errv.IsObject() {
+	if e.errv.Exists() {
+		if e.errv != schema.JSONObject {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error is not an object", Judged: m}
 		}
-		c := jsonobj.Get(errv, "code")
-		if !isInteger(c) {
+		if !e.codeInteger {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error code is not an integer", Judged: m}
 		}
-		msg := jsonobj.Get(errv, "message")
-		if msg.Type != gjson.String {
+		if e.message != schema.JSONString {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error message is not a string", Judged: m}
 		}
-		code := c.Int()
+		code := e.codeInt
 		return Verdict{Outcome: JSONRPCError, Reason: "JSON-RPC error " + strconv.FormatInt(code, 10),
-			ErrorCode: &code, ErrorMessage: msg.Str, ErrorType: strconv.FormatInt(code, 10), Judged: m}
+			ErrorCode: &code, ErrorMessage: e.messageText, ErrorType: strconv.FormatInt(code, 10), Judged: m}
 	}
-	return judgeResult(ev, res, m)
+	if e.result != schema.JSONObject {
+		return invalidResult(ev.Method, "result is not an object", m)
+	}
+	return judgeResult(ev, resultOf(m), m)
 }
 
 func isInteger(v gjson.Result) bool {
@@ -386,39 +382,47 @@ func isInteger(v gjson.Result) bool {
 // requiredFields lists, per method, fields a valid result must have and the
 // JSON type each must be.
 var requiredFields = map[string][]struct {
-	path string
-	typ  string // "object", "array", "string"
+	path   string
+	typ    string // "object", "array", "string"
+	member int    // path's index in schema.RPCResult.Kinds (set by init)
 }{
-	"initialize":               {{"protocolVersion", "string"}, {"capabilities", "object"}, {"serverInfo", "object"}},
-	"tools/list":               {{"tools", "array"}},
-	"resources/list":           {{"resources", "array"}},
-	"resources/templates/list": {{"resourceTemplates", "array"}},
-	"resources/read":           {{"contents", "array"}},
-	"prompts/list":             {{"prompts", "array"}},
-	"prompts/get":              {{"messages", "array"}},
-	"completion/complete":      {{"completion", "object"}},
-	"server/discover":          {{"supportedVersions", "array"}},
-	"roots/list":               {{"roots", "array"}},
-	"sampling/createMessage":   {{"role", "string"}, {"content", "any"}},
-	"elicitation/create":       {{"action", "string"}},
+	"initialize":               {{"protocolVersion", "string", 0}, {"capabilities", "object", 0}, {"serverInfo", "object", 0}},
+	"tools/list":               {{"tools", "array", 0}},
+	"resources/list":           {{"resources", "array", 0}},
+	"resources/templates/list": {{"resourceTemplates", "array", 0}},
+	"resources/read":           {{"contents", "array", 0}},
+	"prompts/list":             {{"prompts", "array", 0}},
+	"prompts/get":              {{"messages", "array", 0}},
+	"completion/complete":      {{"completion", "object", 0}},
+	"server/discover":          {{"supportedVersions", "array", 0}},
+	"roots/list":               {{"roots", "array", 0}},
+	"sampling/createMessage":   {{"role", "string", 0}, {"content", "any", 0}},
+	"elicitation/create":       {{"action", "string", 0}},
+}
+
+func init() {
+	for _, fields := range requiredFields {
+		for i := range fields {
+			if fields[i].member = schema.ResultMember(fields[i].path); fields[i].member < 0 {
+				panic("classify: result member " + fields[i].path + " has no kind in schema.RPCResult")
+			}
+		}
+	}
 }
 
 var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
-func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
+// judgeResult judges a result object (res: its members, as the decoder or
+// resultOf read them).
+func judgeResult(ev *Evidence, res resultView, m *schema.Message) Verdict {
 	method := ev.Method
-	if !res.IsObject() {
-		return invalidResult(method, "result is not an object", m)
-	}
-	// One pass over the result for the fields every judgement reads.
-	var f [6]gjson.Result
-	jsonobj.Pick(res, f[:], "resultType", "inputRequests", "requestState", "content", "isError", "structuredContent")
+	k := &res.kinds
 	resultType := "complete"
-	if rt := f[0]; rt.Exists() {
-		if rt.Type != gjson.String {
+	if rt := k[schema.ResResultType]; rt.Exists() {
+		if rt != schema.JSONString {
 			return invalidResult(method, "resultType is not a string", m)
 		}
-		resultType = rt.Str
+		resultType = res.resultType
 	}
 	switch resultType {
 	case "complete":
@@ -428,8 +432,8 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 			v.ResultType = resultType
 			return v
 		}
-		ir, rs := f[1], f[2]
-		if (ir.Exists() && !ir.IsObject()) || (rs.Exists() && rs.Type != gjson.String) || (!ir.Exists() && !rs.Exists()) {
+		ir, rs := k[schema.ResInputRequests], k[schema.ResRequestState]
+		if (ir.Exists() && ir != schema.JSONObject) || (rs.Exists() && rs != schema.JSONString) || (!ir.Exists() && !rs.Exists()) {
 			v := invalidResult(method, "input_required without valid inputRequests or requestState", m)
 			v.ResultType = resultType
 			return v
@@ -441,21 +445,21 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 		return v
 	}
 	if isToolCall(method) {
-		if c := f[3]; !c.IsArray() {
+		if k[schema.ResContent] != schema.JSONArray {
 			v := invalidResult(method, "content is not an array", m)
 			v.ResultType = resultType
 			return v
 		}
 		isErr := false
-		if ie := f[4]; ie.Exists() {
-			if ie.Type != gjson.True && ie.Type != gjson.False {
+		if ie := k[schema.ResIsError]; ie.Exists() {
+			if ie != schema.JSONTrue && ie != schema.JSONFalse {
 				v := invalidResult(method, "isError is not a boolean", m)
 				v.ResultType = resultType
 				return v
 			}
-			isErr = ie.Type == gjson.True
+			isErr = ie == schema.JSONTrue
 		}
-		if sc := f[5]; sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && !sc.IsObject() {
+		if sc := k[schema.ResStructuredContent]; sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && sc != schema.JSONObject {
 			v := invalidResult(method, "structuredContent is not an object", m)
 			v.ResultType = resultType
 			return v
@@ -467,15 +471,15 @@ func judgeResult(ev *Evidence, res gjson.Result, m *schema.Message) Verdict {
 		return Verdict{Outcome: ToolSuccess, Reason: "tool result", ResultType: resultType, IsError: &isErr, Judged: m}
 	}
 	for _, f := range requiredFields[method] {
-		g := jsonobj.Get(res, f.path)
+		g := k[f.member]
 		ok := g.Exists()
 		switch f.typ {
 		case "object":
-			ok = g.IsObject()
+			ok = g == schema.JSONObject
 		case "array":
-			ok = g.IsArray()
+			ok = g == schema.JSONArray
 		case "string":
-			ok = g.Type == gjson.String
+			ok = g == schema.JSONString
 		}
 		if !ok {
 			v := invalidResult(method, method+" result lacks "+f.path+" ("+f.typ+")", m)

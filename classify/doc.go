@@ -181,6 +181,11 @@
 // cut short is read with patterns; there the last surviving isError or
 // code wins.
 //
+// Classify reads a response through the fields the decoder read in its one
+// parse (schema.Message.RPC) and parses Raw only for a message without them
+// (see schema.RPC): both ways feed the same rules (rpcread.go), and
+// TestTypedFieldsJudgeAsRaw holds them to the same verdicts.
+//
 // # Error kinds
 //
 // error_kind says what kind of failure an exchange was, the same whichever

@@ -382,6 +382,9 @@ func ToolText(m *schema.Message) string {
 	if m.Truncated {
 		return string(m.Raw)
 	}
+	if t, ok := toolTexts(m); ok {
+		return t
+	}
 	var text []string
 	jsonobj.Path(gjson.ParseBytes(m.Raw), "result", "content").ForEach(func(_, c gjson.Result) bool {
 		if jsonobj.Get(c, "type").String() == "text" {

@@ -52,7 +52,15 @@ func HiddenFailure(result gjson.Result) (suspect bool, reason string) {
 	// One pass over the raw result: gjson would measure a long content
 	// several times and unescape a long text whole.
 	content, sc := members(result.Raw, "content", "structuredContent")
-	if raw, ok := firstText(content); ok {
+	raw, ok := firstText(content)
+	return hiddenFailure(raw, ok, sc)
+}
+
+// hiddenFailure judges a tool result from the raw string literal of its
+// first text block (ok: there is one) and the raw JSON of its
+// structuredContent ("" when absent).
+func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string) {
+	if ok {
 		if len(raw) > hiddenEnvelope {
 			suspect, reason = judgeText(headOfString(raw), true)
 		} else {

@@ -9,10 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"mcptrace/classify"
-	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -727,19 +724,19 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if o.ServerName != "" {
 		r.ServerName, r.ServerVersion = schema.Str(o.ServerName), schema.Str(o.ServerVersion)
 	}
-	p := jsonobj.Get(gjson.ParseBytes(m.Raw), "params") // repeated keys: the last wins, as in JSON.parse
+	p := paramsOf(m) // repeated keys: the last wins, as in JSON.parse
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
-		if n := jsonobj.Get(p, "name"); n.Type == gjson.String {
-			r.ToolName = schema.Str(n.Str)
+		if p.hasName {
+			r.ToolName = schema.Str(p.name)
 			if m.Method == "tools/call" {
-				ex.toolName = n.Str // what retry safety looks up among the tools
+				ex.toolName = p.name // what retry safety looks up among the tools
 			}
 		}
 	}
 	ex.callHash = m.CallHash
 	ex.startedAt = o.Time
-	if a := jsonobj.Get(p, "arguments"); a.Exists() && len(a.Raw) <= 1<<20 {
-		r.Arguments = []byte(a.Raw)
+	if p.arguments != "" && len(p.arguments) <= 1<<20 {
+		r.Arguments = rawBytes(p.arguments)
 	}
 	if o.HTTP != nil {
 		r.URL = schema.Str(o.HTTP.URL)
@@ -749,20 +746,20 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	ex.reqVersion = o.ProtocolVersion
 	if ex.reqVersion == "" {
-		ex.reqVersion = jsonobj.Path(p, "_meta", "io.modelcontextprotocol/protocolVersion").String()
+		ex.reqVersion = p.metaVersion
 	}
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
 		// sessions: it re-initialized.
-		c.emit(Item{kind: itemInit, conv: cv.first, ev: &linkEvent{log: cv.lin, client: p.Get("clientInfo.name").String(), time: o.Time}})
+		c.emit(Item{kind: itemInit, conv: cv.first, ev: &linkEvent{log: cv.lin, client: owned(p.clientInfoName), time: o.Time}})
 	}
 	if m.Method == "initialize" {
-		if ci := p.Get("clientInfo"); ci.IsObject() {
-			cv.client = schema.Implementation{Name: ci.Get("name").String(), Version: ci.Get("version").String()}
+		if p.clientInfo.Object {
+			cv.client = implementation(p.clientInfo)
 			c.tellConv(cv)
 		}
-	} else if ci := p.Get(`_meta.io\.modelcontextprotocol/clientInfo`); ci.IsObject() && cv.client.Name == "" {
-		cv.client = schema.Implementation{Name: ci.Get("name").String(), Version: ci.Get("version").String()}
+	} else if p.metaClientInfo.Object && cv.client.Name == "" {
+		cv.client = implementation(p.metaClientInfo)
 		c.tellConv(cv)
 	}
 	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
@@ -874,15 +871,12 @@ func (c *Correlator) unpark(t *parkTally, pairedNow bool) {
 }
 
 func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServer bool) {
-	c.Stats.Notifications++
+	c.Stats.Notifications += 1 + int64(m.Folded) // a folded run counts every notification in it
 	if m.Method != "notifications/cancelled" {
 		return
 	}
-	rid := jsonobj.Path(gjson.ParseBytes(m.Raw), "params", "requestId")
-	id := schema.ID{Type: schema.IDNumber, Text: rid.Raw}
-	if rid.Type == gjson.String {
-		id = schema.ID{Type: schema.IDString, Text: rid.Str}
-	} else if rid.Type != gjson.Number {
+	id, ok := cancelledID(m)
+	if !ok {
 		return
 	}
 	list := cv.byID[keyOf(id)]
@@ -921,9 +915,8 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.ErrorCode = v.ErrorCode
 	r.ErrorMessage = schema.Str(v.ErrorMessage)
 	if v.Judged != nil && !v.Judged.Truncated {
-		res := gjson.ParseBytes(v.Judged.Raw)
-		if d := res.Get("error.data"); d.Exists() && v.ErrorCode != nil {
-			r.ErrorData = schema.Str(d.Raw)
+		if d, ok := errorData(v.Judged); ok && v.ErrorCode != nil {
+			r.ErrorData = schema.Str(d)
 		}
 		if v.Outcome == classify.ToolError {
 			r.ToolErrorText = schema.Str(classify.ToolText(v.Judged))
@@ -956,14 +949,14 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		w := v.Judged.Where.String()
 		r.ResponseWhere = &w
 		if ex.method == "initialize" && v.Outcome == classify.Success {
-			res := jsonobj.Get(gjson.ParseBytes(v.Judged.Raw), "result")
-			cv.version = jsonobj.Get(res, "protocolVersion").String()
+			version, server, hasServer := initializeResult(v.Judged)
+			cv.version = version
 			if r.ProtocolVersion == nil && cv.version != "" {
 				// The handshake's own row carries the version it negotiated.
 				r.ProtocolVersion = schema.Str(cv.version)
 			}
-			if si := jsonobj.Get(res, "serverInfo"); si.IsObject() {
-				cv.server = schema.Implementation{Name: si.Get("name").String(), Version: si.Get("version").String()}
+			if hasServer {
+				cv.server = server
 			}
 		}
 	}
@@ -1004,10 +997,10 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		return
 	}
 	if v.Judged != nil && v.Outcome == classify.Success && ex.method == "tools/list" {
-		cv.learnTools(gjson.GetBytes(v.Judged.Raw, "result.tools"))
+		cv.learnToolsOf(v.Judged)
 	}
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
-		ex.requestState = gjson.GetBytes(v.Judged.Raw, "result.requestState").String()
+		ex.requestState = resultRequestState(v.Judged)
 	}
 	if c.holdSameID(cv, ex) {
 		c.prune(cv) // written when no other attempt can come (ids.go)

@@ -9,7 +9,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"mcptrace/classify"
-	"mcptrace/internal/jsonobj"
 	"mcptrace/schema"
 )
 
@@ -133,7 +132,7 @@ func answersAlive(o *schema.Observation, id schema.ID) bool {
 		if m.Where == schema.InRequestBody || m.Kind != schema.MsgResponse || !classify.SameID(m.ID, id) {
 			continue
 		}
-		if e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error"); e.IsObject() && saysSessionUnknown(jsonobj.Get(e, "message").String()) {
+		if e := errorOf(m); e.object && saysSessionUnknown(e.message) {
 			return false
 		}
 		return true
@@ -328,11 +327,10 @@ func unknownSessionAnswer(cv *conversation, ex *exchange, v *classify.Verdict) s
 // that is not JSON.
 func rejection(ex *exchange, last *classify.Attempt, v *classify.Verdict) (text string, code int64, hasCode, ownID bool) {
 	if m := v.Judged; m != nil && m.Kind == schema.MsgResponse && !m.Truncated {
-		e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error")
-		if e.IsObject() {
-			text = jsonobj.Get(e, "message").String()
-			if c := jsonobj.Get(e, "code"); c.Type == gjson.Number {
-				code, hasCode = c.Int(), true
+		if e := errorOf(m); e.object {
+			text = e.message
+			if e.codeNumber {
+				code, hasCode = e.code, true
 			}
 			return text, code, hasCode, classify.SameID(m.ID, ex.id)
 		}
@@ -340,10 +338,10 @@ func rejection(ex *exchange, last *classify.Attempt, v *classify.Verdict) (text 
 	for i := range last.Messages {
 		m := &last.Messages[i]
 		if m.Kind == schema.MsgResponse {
-			if e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error"); e.IsObject() {
-				text = jsonobj.Get(e, "message").String()
-				if c := jsonobj.Get(e, "code"); c.Type == gjson.Number {
-					code, hasCode = c.Int(), true
+			if e := errorOf(m); e.object {
+				text = e.message
+				if e.codeNumber {
+					code, hasCode = e.code, true
 				}
 				return text, code, hasCode, classify.SameID(m.ID, ex.id)
 			}
@@ -428,14 +426,14 @@ func refusedByAnswer(ex *exchange, v *classify.Verdict, unknownSession bool) boo
 	if m == nil || m.Kind != schema.MsgResponse || (v.Outcome != classify.JSONRPCError && v.Outcome != classify.InvalidEnvelope) {
 		return false
 	}
-	e := jsonobj.Get(gjson.ParseBytes(m.Raw), "error")
-	if !e.IsObject() {
+	e := errorOf(m)
+	if !e.object {
 		return false
 	}
 	if !classify.SameID(m.ID, ex.id) {
 		return true
 	}
-	return slices.Contains(refusedCodes, jsonobj.Get(e, "code").Int())
+	return slices.Contains(refusedCodes, e.code)
 }
 
 // ranCount counts the attempts of an exchange that ran or may have run on

@@ -124,11 +124,11 @@ func isSuccess(outcome string) bool {
 // may repeat one of the client's previous session (same_call_next_session):
 // that is for the Linker to say, which is told of every client request
 // here (Item kind itemAttach) and of the changes that matter to it.
-func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation, params gjson.Result) {
+func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation, params reqParams) {
 	if cv.calls == nil {
 		cv.calls = map[uint64]*exchange{}
 	}
-	if o.Reported != nil && !params.Get("arguments").Exists() {
+	if o.Reported != nil && !params.hasArguments {
 		return // a log that reports the call without its arguments cannot say it was repeated
 	}
 	prev := cv.calls[ex.callHash]
@@ -143,8 +143,8 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	}
 	const basis = "same_call_after_failure"
 	r := ex.row
-	if params.Get("inputResponses").Exists() || params.Get("requestState").Exists() {
-		state := params.Get("requestState").String()
+	if params.continuation {
+		state := params.requestState
 		if prev.final && prev.cv == cv && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
 			round := max(prev.round, 1) + 1
 			ex.round, ex.chain = round, prev.chain

@@ -27,6 +27,41 @@
 // number, byte offset and size, and reports a line over the line limit as
 // TooLong with the first KiB of it (Head) for the quarantine excerpt.
 //
+// # One pass
+//
+// A wire-log line is read once (WireDecoder, WireLine): a hand-written
+// scanner over the line's bytes validates it as it walks (the JSON grammar
+// exactly as gjson.ValidBytes accepts it, UTF-8 inside strings, nesting no
+// deeper than MaxDepth; the three checks it replaces each read the whole
+// line) and records where the members every later step reads are, without
+// copying. Each body is then decoded once: a JSON body is unescaped into
+// the observation's own memory (one allocation for all its messages'
+// text) and its messages are read there in one pass each (AppendMessages,
+// msgReader), which fills Kind, ID, Method, the hashes and the typed
+// schema.RPC fields that classify and the correlator read instead of
+// parsing Raw again. An event-stream body is never copied whole: its
+// literal is unescaped a line at a time into scratch memory, and an
+// event's data becomes messages as the event is dispatched; with Fold, a
+// run of notifications of one method (a million progress events) becomes
+// one message that counts them. Strings that outlive the line (session
+// ids, URLs, names, ids, methods) are interned per decoder, so nothing
+// keeps the line alive and repeated values share one copy.
+//
+// Why hand-written rather than gjson: gjson's Get rescans the object from
+// its start for every member and its Parse copies the line into a string;
+// a general JSON decoder (encoding/json) allocates per value. What a line
+// needs is one forward walk that knows which members it wants.
+//
+// The one pass settles the common line; anything out of the ordinary (an
+// invalid line, a member given twice where the first and the last would be
+// read differently, an escaped member name, a value of an unexpected kind,
+// any error to report) is decoded the general way, member by member with
+// gjson, exactly as before. A message whose members the readers would read
+// differently that way gets no RPC (schema.RPC says when), and its readers
+// parse Raw. The differential tests (scan_test.go, wirefast_test.go) hold
+// the one pass to the gjson decoder it replaces, line by line and field by
+// field, on the samples, hostile inputs and their mutations, and fuzz it.
+//
 // # Limits: what one record or document may make the process hold
 //
 //   - The line limit (LineLimiter, MaxLine; DefaultMaxLine 16 MiB; ingest

@@ -103,7 +103,7 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 				events := stream.Events
 				for i, e := range events {
 					if e.Type == "endpoint" && obs.SessionID == "" {
-						obs.SessionID = sessionFromURL(e.Data) // legacy HTTP+SSE
+						obs.SessionID = strings.Clone(sessionFromURL(e.Data)) // legacy HTTP+SSE; Data is a piece of the body
 					}
 					if e.Type != "" && e.Type != "message" {
 						continue

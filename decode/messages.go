@@ -61,35 +61,54 @@ func validJSON(b []byte) bool {
 // AppendMessages parses body (one JSON-RPC message, or a batch array) and
 // appends what it holds to dst. A body that is not JSON yields one
 // MsgInvalidJSON message; an empty body yields nothing.
+//
+// Each message is read in one pass (msgReader) and carries its RPC fields;
+// the messages of one body share one copy of it (Raw and the RPC strings
+// are pieces of it) and one array of RPC values.
 func AppendMessages(dst []schema.Message, body []byte, where schema.Where, event int) []schema.Message {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return dst
 	}
+	own := append([]byte(nil), body...)
+	var r msgReader
+	var buf [2]schema.RPC
+	n := len(dst)
+	dst, rpcs, ok := r.readBody(dst, buf[:0], own, where, event)
+	if !ok {
+		return append(dst, invalidBody(body, where, event))
+	}
+	placeRPC(dst[n:], rpcs, nil)
+	return dst
+}
+
+// invalidBody is the one message of a body that is not JSON (or nests too
+// deep to be read).
+func invalidBody(body []byte, where schema.Where, event int) schema.Message {
 	if depthExceeds(body, MaxDepth) {
-		return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)})
+		return schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)}
 	}
-	if !gjson.ValidBytes(body) {
-		return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Raw: clip(body)})
+	return schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Raw: clip(body)}
+}
+
+// placeRPC gives the RPC values read for msgs (in order, one for each
+// message marked pendingRPC) their final place: slab when it is long
+// enough, else a new array.
+func placeRPC(msgs []schema.Message, rpcs []schema.RPC, slab []schema.RPC) {
+	if len(rpcs) == 0 {
+		return
 	}
-	r := gjson.ParseBytes(body)
-	if r.IsArray() {
-		n := 0
-		r.ForEach(func(_, _ gjson.Result) bool { n++; return n <= MaxBatch })
-		if n == 0 || n > MaxBatch {
-			// An empty array is no message; a huge one is refused whole
-			// rather than expanded.
-			return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)})
+	if len(slab) < len(rpcs) {
+		slab = make([]schema.RPC, len(rpcs))
+	}
+	copy(slab, rpcs)
+	j := 0
+	for i := range msgs {
+		if msgs[i].RPC == pendingRPC {
+			msgs[i].RPC = &slab[j]
+			j++
 		}
-		i := 0
-		r.ForEach(func(_, el gjson.Result) bool {
-			dst = append(dst, message(el, where, event, i))
-			i++
-			return true
-		})
-		return dst
 	}
-	return append(dst, message(r, where, event, -1))
 }
 
 func clip(b []byte) []byte {

@@ -36,58 +36,65 @@ func ParseSSE(text string, complete bool) []Event {
 // found in the same pass: every dispatch sets it from the last event ID
 // buffer, whether or not the event has data, so a priming event counts;
 // with complete, the trailing unterminated event's id counts too.
+//
+// An event's Type, ID and (when it has one data line) Data are pieces of
+// text; only data of several lines is joined into a new string.
 func ParseSSEStream(text string, complete bool) SSEStream {
-	var (
-		events []Event
-		data   strings.Builder
-		hasBuf bool
-		typ    string
-		lastID string // the last event ID buffer
-		held   string // the last event ID string, set at each dispatch
-	)
-	dispatch := func() {
-		held = lastID
-		if hasBuf {
-			d := data.String()
-			d = strings.TrimSuffix(d, "\n")
-			if d != "" {
-				events = append(events, Event{Type: typ, ID: lastID, Data: d})
-			}
-		}
-		data.Reset()
-		hasBuf = false
-		typ = ""
-	}
+	var st sseText
 	text = strings.TrimPrefix(text, "\ufeff")
 	for len(text) > 0 {
 		i := strings.IndexAny(text, "\r\n")
-		var line string
 		if i < 0 {
-			// Unterminated last line.
-			line, text = text, ""
-			processField(line, &data, &hasBuf, &typ, &lastID)
+			st.field(text) // the unterminated last line
 			break
 		}
-		line = text[:i]
+		line := text[:i]
 		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
 			text = text[i+2:]
 		} else {
 			text = text[i+1:]
 		}
 		if line == "" {
-			dispatch()
+			st.dispatch()
 			continue
 		}
-		processField(line, &data, &hasBuf, &typ, &lastID)
+		st.field(line)
 	}
 	if complete {
-		dispatch()
+		st.dispatch()
 	}
 	// A copy, so that keeping the id does not keep the whole body.
-	return SSEStream{Events: events, LastEventID: strings.Clone(held)}
+	return SSEStream{Events: st.events, LastEventID: strings.Clone(st.held)}
 }
 
-func processField(line string, data *strings.Builder, hasBuf *bool, typ, lastID *string) {
+// sseText is the event-stream parser's state between lines.
+type sseText struct {
+	events []Event
+	// The data buffer: its first line, and once it has more, all of them
+	// joined by newlines in more.
+	data  string
+	more  []byte
+	lines int
+	typ   string
+	id    string // the last event ID buffer
+	held  string // the last event ID string, set at each dispatch
+}
+
+func (st *sseText) dispatch() {
+	st.held = st.id
+	if st.lines > 0 {
+		d := st.data
+		if st.lines > 1 {
+			d = string(st.more)
+		}
+		if d != "" {
+			st.events = append(st.events, Event{Type: st.typ, ID: st.id, Data: d})
+		}
+	}
+	st.lines, st.typ = 0, ""
+}
+
+func (st *sseText) field(line string) {
 	if line[0] == ':' {
 		return
 	}
@@ -98,14 +105,20 @@ func processField(line string, data *strings.Builder, hasBuf *bool, typ, lastID 
 	}
 	switch field {
 	case "data":
-		data.WriteString(value)
-		data.WriteByte('\n')
-		*hasBuf = true
+		switch st.lines {
+		case 0:
+			st.data = value
+		case 1:
+			st.more = append(append(append(st.more[:0], st.data...), '\n'), value...)
+		default:
+			st.more = append(append(st.more, '\n'), value...)
+		}
+		st.lines++
 	case "event":
-		*typ = value
+		st.typ = value
 	case "id":
 		if !strings.ContainsRune(value, 0) {
-			*lastID = value
+			st.id = value
 		}
 	}
 }

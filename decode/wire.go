@@ -53,8 +53,22 @@ func IsBlank(line []byte) bool {
 	return true
 }
 
-// WireLine decodes one line of the mcptrace wire log.
+// WireLine decodes one line of the mcptrace wire log, in one pass (a
+// WireDecoder from a pool).
 func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
+	d := wirePool.Get().(*WireDecoder)
+	o, err := d.Line(line, pos)
+	wirePool.Put(d)
+	if err != nil {
+		return schema.Observation{}, err
+	}
+	return *o, nil
+}
+
+// wireLineGJSON decodes a line member by member with gjson: the general
+// way, which the one pass (WireDecoder) leaves every line to that it does
+// not settle itself, and which says why a line is quarantined.
+func wireLineGJSON(line []byte, pos schema.Position) (schema.Observation, error) {
 	var obs schema.Observation
 	if !utf8.Valid(line) {
 		off := 0
@@ -186,7 +200,7 @@ func ownStrings(o *schema.Observation) {
 	}
 	if h := o.HTTP; h != nil {
 		for _, p := range []*string{&h.Method, &h.URL, &h.LastEventID, &h.ContentType, &h.StreamEnd, &h.Failure,
-			&h.FailureMessage, &h.RetryAfter, &h.RespSessionID} {
+			&h.FailureMessage, &h.RetryAfter, &h.RespSessionID, &h.StreamLastEventID} {
 			*p = strings.Clone(*p)
 		}
 	}

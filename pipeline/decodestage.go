@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"mcptrace/decode"
@@ -98,9 +99,20 @@ func (d *decoder) lines(ctx context.Context, u *Unit, items []lineItem, out chan
 	}
 }
 
+// wireDecoders are the decode workers' one-pass wire decoders (scratch
+// memory reused from line to line); they fold runs of notifications on
+// event streams, which the correlator counts.
+var wireDecoders = sync.Pool{New: func() any {
+	d := decode.NewWireDecoder()
+	d.Fold = true
+	return d
+}}
+
 // wireRecord decodes one wire-log line, or says why it is quarantined.
 func wireRecord(line []byte, pos schema.Position) (o *schema.Observation, reason, detail string) {
-	ob, err := decode.WireLine(line, pos)
+	d := wireDecoders.Get().(*decode.WireDecoder)
+	ob, err := d.Line(line, pos)
+	wireDecoders.Put(d)
 	if err != nil {
 		reason, detail = "decode_error", err.Error()
 		var le *decode.LineError
@@ -109,7 +121,7 @@ func wireRecord(line []byte, pos schema.Position) (o *schema.Observation, reason
 		}
 		return nil, reason, detail
 	}
-	return &ob, "", ""
+	return ob, "", ""
 }
 
 // quarantineRow builds a quarantine row, redacted by the policy before it

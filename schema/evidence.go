@@ -94,6 +94,16 @@ type Message struct {
 	Raw        []byte // the message's own JSON text (owned, not shared)
 	ParamsHash uint64 // hash of method and params, for requests
 	CallHash   uint64 // hash of method, target and arguments, for requests (see decode.callHash)
+	// RPC is what the decoder read from the message in the parse that made
+	// it, so that no later stage parses Raw again; nil when it could not
+	// (see RPC), and readers then parse Raw.
+	RPC *RPC
+	// Folded counts the notifications of the same event stream that
+	// followed this one and were folded into it rather than kept (a
+	// decoder that folds says so; decode.WireDecoder.Fold): nothing reads
+	// a notification but its count, except notifications/cancelled, which
+	// is never folded. A message stands for 1 + Folded notifications.
+	Folded int
 	// Truncated: the log cut the message short (Claude Desktop's
 	// "[N chars truncated]"). Kind, ID and Method were recovered by a
 	// tolerant scan of Raw, which is not valid JSON; classify recovers an

@@ -59,7 +59,8 @@ const (
 // WireRecord is one line of the mcptrace wire log: one HTTP transaction or one
 // stdio frame, as seen by one side. The JSON names are the contract; the Go
 // type exists for writers (tests, sample generators, loggers written in Go).
-// The decoder in package decode reads lines with gjson rather than
+// The decoder in package decode reads lines with its own one-pass scanner
+// (gjson for the rare line out of the ordinary) rather than
 // encoding/json, and keeps "absent" apart from "empty" where it matters
 // (a response body that was not recorded is not an empty body).
 type WireRecord struct {

@@ -1,0 +1,470 @@
+package decode
+
+import (
+	"encoding/binary"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/schema"
+)
+
+// The JSON scanner of the wire decoder's one pass (see "One pass" in the
+// package documentation). It validates as it walks: the JSON grammar exactly
+// as gjson.ValidBytes accepts it (RFC 8259), nesting no deeper than MaxDepth
+// and, when utf8 is set, UTF-8 inside strings (outside strings JSON is
+// ASCII). Callers walk the objects whose members they want with key and
+// elem and skip every other value with value; nothing is copied.
+type scanner struct {
+	b     []byte
+	i     int
+	depth int
+	utf8  bool
+	esc   bool // the string scanned last had an escape
+}
+
+// tok is one scanned value: its kind and where it is in the input.
+type tok struct {
+	kind       schema.JSONKind
+	start, end int
+	esc        bool // a string with an escape
+}
+
+func (t tok) raw(b []byte) []byte { return b[t.start:t.end] }
+
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// strSpecial marks the bytes a string scan must stop at: '"', '\\' and
+// control characters; strSpecialUTF8 adds every byte from 0x80 (the start
+// or continuation of a multi-byte sequence, checked rune by rune).
+var strSpecial, strSpecialUTF8 [256]bool
+
+func init() {
+	for c := 0; c < 256; c++ {
+		sp := c < 0x20 || c == '"' || c == '\\'
+		strSpecial[c] = sp
+		strSpecialUTF8[c] = sp || c >= 0x80
+	}
+}
+
+// special reports whether any of the eight bytes of v is one a string scan
+// stops at (exact for "any": the bit tricks may mark a wrong byte, never
+// miss one).
+func special(v uint64, checkUTF8 bool) bool {
+	q := v ^ (swarLo * '"')
+	bs := v ^ (swarLo * '\\')
+	r := ((q - swarLo) &^ q) | ((bs - swarLo) &^ bs) | ((v - swarLo*0x20) &^ v)
+	if checkUTF8 {
+		return (r|v)&swarHi != 0
+	}
+	return r&swarHi != 0
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			return
+		}
+		s.i++
+	}
+}
+
+// str scans the string literal at s.i (a '"'); s.i ends after it.
+func (s *scanner) str() bool {
+	b := s.b
+	i := s.i + 1
+	s.esc = false
+	tbl := &strSpecial
+	if s.utf8 {
+		tbl = &strSpecialUTF8
+	}
+	for {
+		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:]), s.utf8) {
+			i += 8
+		}
+		for i < len(b) && !tbl[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return true
+		case c == '\\':
+			s.esc = true
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !ishex(b[i+2]) || !ishex(b[i+3]) || !ishex(b[i+4]) || !ishex(b[i+5]) {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default: // from 0x80, with utf8
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return false
+			}
+			i += n
+		}
+	}
+}
+
+func ishex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// num scans the number at s.i (a '-' or a digit).
+func (s *scanner) num() bool {
+	b, i := s.b, s.i
+	if b[i] == '-' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return false
+		}
+	}
+	if b[i] == '0' {
+		i++
+	} else {
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return false
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	s.i = i
+	return true
+}
+
+func (s *scanner) lit(word string) bool {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+// value scans the value at s.i (white space already skipped) and returns
+// it; ok false when the input is not valid there.
+func (s *scanner) value() (t tok, ok bool) {
+	t.start = s.i
+	if s.i >= len(s.b) {
+		return t, false
+	}
+	switch c := s.b[s.i]; c {
+	case '"':
+		t.kind = schema.JSONString
+		ok = s.str()
+		t.esc = s.esc
+	case '{':
+		t.kind = schema.JSONObject
+		ok = s.skipObject()
+	case '[':
+		t.kind = schema.JSONArray
+		ok = s.skipArray()
+	case 't':
+		t.kind, ok = schema.JSONTrue, s.lit("true")
+	case 'f':
+		t.kind, ok = schema.JSONFalse, s.lit("false")
+	case 'n':
+		t.kind, ok = schema.JSONNull, s.lit("null")
+	default:
+		if c == '-' || isDigit(c) {
+			t.kind, ok = schema.JSONNumber, s.num()
+		}
+	}
+	t.end = s.i
+	return t, ok
+}
+
+// enter steps into the object or array at s.i.
+func (s *scanner) enter() bool {
+	s.depth++
+	s.i++
+	return s.depth <= MaxDepth
+}
+
+// key reads the key of member n (0-based) of the object being walked, and
+// the colon after it; done at the closing brace.
+func (s *scanner) key(n int) (key []byte, esc, done, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return nil, false, false, false
+	}
+	c := s.b[s.i]
+	if c == '}' {
+		s.i++
+		s.depth--
+		return nil, false, true, true
+	}
+	if n > 0 {
+		if c != ',' {
+			return nil, false, false, false
+		}
+		s.i++
+		s.ws()
+		if s.i >= len(s.b) {
+			return nil, false, false, false
+		}
+		c = s.b[s.i]
+	}
+	if c != '"' {
+		return nil, false, false, false
+	}
+	start := s.i
+	if !s.str() {
+		return nil, false, false, false
+	}
+	key, esc = s.b[start+1:s.i-1], s.esc
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != ':' {
+		return nil, false, false, false
+	}
+	s.i++
+	s.ws()
+	if s.i >= len(s.b) {
+		return nil, false, false, false
+	}
+	return key, esc, false, true
+}
+
+// elem moves to element n (0-based) of the array being walked; done at the
+// closing bracket.
+func (s *scanner) elem(n int) (done, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	c := s.b[s.i]
+	if c == ']' {
+		s.i++
+		s.depth--
+		return true, true
+	}
+	if n > 0 {
+		if c != ',' {
+			return false, false
+		}
+		s.i++
+		s.ws()
+		if s.i >= len(s.b) {
+			return false, false
+		}
+	}
+	return false, true
+}
+
+func (s *scanner) skipObject() bool {
+	if !s.enter() {
+		return false
+	}
+	for n := 0; ; n++ {
+		_, _, done, ok := s.key(n)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if _, ok := s.value(); !ok {
+			return false
+		}
+	}
+}
+
+func (s *scanner) skipArray() bool {
+	if !s.enter() {
+		return false
+	}
+	for n := 0; ; n++ {
+		done, ok := s.elem(n)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if _, ok := s.value(); !ok {
+			return false
+		}
+	}
+}
+
+// whole scans b as one JSON text with nothing but white space around it.
+func (s *scanner) whole() (tok, bool) {
+	s.ws()
+	t, ok := s.value()
+	if !ok {
+		return t, false
+	}
+	s.ws()
+	return t, s.i == len(s.b)
+}
+
+// scanValid reports whether b is one JSON text, valid UTF-8 inside its
+// strings when checkUTF8, and nested at most MaxDepth deep: on a wire-log
+// line, utf8.Valid(b) && !depthExceeds(b, MaxDepth) && gjson.ValidBytes(b)
+// (outside strings valid JSON is ASCII), in one pass.
+func scanValid(b []byte, checkUTF8 bool) bool {
+	s := scanner{b: b, utf8: checkUTF8}
+	_, ok := s.whole()
+	return ok
+}
+
+// bstr is b as a string, sharing its memory: b must not change afterwards.
+func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// appendUnescaped appends the value of the string literal body lit (without
+// its quotes; its escapes already validated) to dst, as gjson unescapes it:
+// a lone or unpaired surrogate becomes U+FFFD.
+func appendUnescaped(dst, lit []byte) []byte {
+	for len(lit) > 0 {
+		i := 0
+		for i < len(lit) && lit[i] != '\\' {
+			i++
+		}
+		dst = append(dst, lit[:i]...)
+		if i == len(lit) {
+			break
+		}
+		var n int
+		dst, n = appendEscape(dst, lit[i:])
+		lit = lit[i+n:]
+	}
+	return dst
+}
+
+// appendEscape decodes the escape at the start of e (a backslash and what
+// follows, validated) onto dst, and says how many bytes it took.
+func appendEscape(dst, e []byte) ([]byte, int) {
+	switch e[1] {
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r := hex4(e[2:6])
+		n := 6
+		if r >= 0xD800 && r < 0xDC00 && len(e) >= 12 && e[6] == '\\' && e[7] == 'u' {
+			if r2 := hex4(e[8:12]); r2 >= 0xDC00 && r2 < 0xE000 {
+				r = utf16.DecodeRune(r, r2)
+				n = 12
+			}
+		}
+		return utf8.AppendRune(dst, r), n
+	}
+	return append(dst, e[1]), 2 // '"', '\\', '/'
+}
+
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// gj is the value t of b as the gjson.Result a gjson parse gives for it
+// (sharing b's memory unless it is a string with escapes), so that reading
+// it as text, an integer or a boolean follows gjson's rules exactly.
+func (t tok) gj(b []byte) gjson.Result {
+	raw := bstr(b[t.start:t.end])
+	switch t.kind {
+	case schema.JSONString:
+		r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+		if t.esc {
+			r.Str = string(appendUnescaped(nil, b[t.start+1:t.end-1]))
+		}
+		return r
+	case schema.JSONNumber:
+		f, _ := strconv.ParseFloat(raw, 64)
+		return gjson.Result{Type: gjson.Number, Raw: raw, Num: f}
+	case schema.JSONTrue:
+		return gjson.Result{Type: gjson.True, Raw: raw}
+	case schema.JSONFalse:
+		return gjson.Result{Type: gjson.False, Raw: raw}
+	case schema.JSONNull:
+		return gjson.Result{Type: gjson.Null, Raw: raw}
+	case schema.JSONObject, schema.JSONArray:
+		return gjson.Result{Type: gjson.JSON, Raw: raw}
+	}
+	return gjson.Result{}
+}
+
+// text is what gjson's Result.String gives for the value t of b; a string
+// without escapes shares b's memory.
+func (t tok) text(b []byte) string {
+	if t.kind == schema.JSONString && !t.esc {
+		return bstr(b[t.start+1 : t.end-1])
+	}
+	return t.gj(b).String()
+}
+
+// integer is classify's isInteger: a number with an integral value that
+// fits an int64.
+func (t tok) integer(b []byte) bool {
+	if t.kind != schema.JSONNumber {
+		return false
+	}
+	raw := bstr(b[t.start:t.end])
+	for _, c := range raw {
+		if c == '.' || c == 'e' || c == 'E' {
+			f, _ := strconv.ParseFloat(raw, 64)
+			return f == float64(int64(f))
+		}
+	}
+	_, err := strconv.ParseInt(raw, 10, 64)
+	return err == nil
+}

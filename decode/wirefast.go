@@ -1,0 +1,914 @@
+package decode
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"mcptrace/schema"
+)
+
+// WireDecoder decodes wire-log lines in one pass each (see "One pass" in
+// the package documentation), with scratch memory of its own that it
+// reuses from line to line. It is not safe for concurrent use: give each
+// goroutine its own (WireLine takes one from a pool).
+type WireDecoder struct {
+	// Fold folds each run of notifications of one method on an event
+	// stream (other than notifications/cancelled) into its first (schema.Message.Folded), so
+	// that a stream of a million progress events is not a million
+	// messages. Whoever reads the observations must count Folded.
+	Fold bool
+
+	s     scanner
+	w     wireScan
+	r     msgReader
+	msgs  []schema.Message
+	rpcs  []schema.RPC
+	times []time.Time
+	// Event-stream scratch: the current line, the event's data, type and
+	// id buffers, the stream's last event id.
+	line, data, typ, id, held, tmp []byte
+	names                          map[string]string
+}
+
+// NewWireDecoder returns a decoder that does not fold notifications.
+func NewWireDecoder() *WireDecoder {
+	d := &WireDecoder{}
+	d.r.intern = d.intern
+	return d
+}
+
+var wirePool = sync.Pool{New: func() any { return NewWireDecoder() }}
+
+// maxScratch: scratch grown past this by one huge line is dropped rather
+// than kept for the next.
+const maxScratch = 1 << 20
+
+func (d *WireDecoder) trim() {
+	for _, b := range []*[]byte{&d.line, &d.data, &d.typ, &d.id, &d.held, &d.tmp} {
+		if cap(*b) > maxScratch {
+			*b = nil
+		}
+	}
+	if cap(d.msgs) > 4096 {
+		d.msgs = nil
+	}
+	if cap(d.rpcs) > 4096 {
+		d.rpcs = nil
+	}
+	if cap(d.times) > 4096 {
+		d.times = nil
+	}
+}
+
+const (
+	internMax = 128  // longer strings get a copy of their own, not a table entry
+	internCap = 8192 // entries before the table starts again
+)
+
+// intern gives b memory of its own, shared with every earlier equal string
+// (session ids, URLs, client names, ids and methods repeat from line to
+// line).
+func (d *WireDecoder) intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > internMax {
+		return string(b)
+	}
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	if d.names == nil {
+		d.names = make(map[string]string, 256)
+	} else if len(d.names) >= internCap {
+		clear(d.names)
+	}
+	s := string(b)
+	d.names[s] = s
+	return s
+}
+
+func (d *WireDecoder) internStr(s string) string {
+	if len(s) > internMax {
+		return strings.Clone(s)
+	}
+	return d.intern(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// text is the string value t of the line, with memory of its own.
+func (d *WireDecoder) text(t tok) string {
+	if t.kind != schema.JSONString {
+		return ""
+	}
+	lit := d.s.b[t.start+1 : t.end-1]
+	if !t.esc {
+		return d.intern(lit)
+	}
+	d.tmp = appendUnescaped(d.tmp[:0], lit)
+	return d.intern(d.tmp)
+}
+
+// wireScan is what the one pass over a line recorded: the members every
+// later step reads, as positions in the line.
+type wireScan struct {
+	format, ts, endTS, side, transport, conn, session, version, trigger, scenario tok
+	clientName, clientVersion, serverName, serverVersion                          tok
+	http, stdio                                                                   tok
+	req, resp, fail                                                               tok
+	method, url, reqBody                                                          tok
+	reqHdr                                                                        [3]tok // Last-Event-ID, Mcp-Session-Id, MCP-Protocol-Version
+	status, ctype, streamEnd, respBody, eventTimes                                tok
+	respHdr                                                                       [3]tok // Content-Type, Retry-After, Mcp-Session-Id
+	failKind, failMsg                                                             tok
+	dir, stdioLine                                                                tok
+}
+
+var (
+	reqHeaders  = [3]string{"Last-Event-ID", "Mcp-Session-Id", "MCP-Protocol-Version"}
+	respHeaders = [3]string{"Content-Type", "Retry-After", "Mcp-Session-Id"}
+)
+
+// Line decodes one line of the mcptrace wire log, as WireLine does.
+func (d *WireDecoder) Line(line []byte, pos schema.Position) (*schema.Observation, error) {
+	defer d.trim()
+	d.s = scanner{b: line, utf8: true}
+	d.w = wireScan{}
+	d.times = d.times[:0]
+	if d.scanLine() {
+		if o, ok := d.build(pos); ok {
+			return o, nil
+		}
+	}
+	// Anything the one pass does not settle (an invalid line, a value out
+	// of the ordinary, a member given twice) is decoded the general way,
+	// which also says why a line is quarantined.
+	o, err := wireLineGJSON(line, pos)
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// The top-level members of a wire record.
+const (
+	wFormat = iota
+	wTS
+	wEndTS
+	wSide
+	wTransport
+	wClient
+	wServer
+	wConn
+	wSession
+	wVersion
+	wHTTP
+	wStdio
+	wTrigger
+	wScenario
+)
+
+func topMember(k []byte) int {
+	switch string(k) {
+	case "mcptrace":
+		return wFormat
+	case "ts":
+		return wTS
+	case "end_ts":
+		return wEndTS
+	case "side":
+		return wSide
+	case "transport":
+		return wTransport
+	case "client":
+		return wClient
+	case "server":
+		return wServer
+	case "connection":
+		return wConn
+	case "session_id":
+		return wSession
+	case "protocol_version":
+		return wVersion
+	case "http":
+		return wHTTP
+	case "stdio":
+		return wStdio
+	case "trigger":
+		return wTrigger
+	case "scenario":
+		return wScenario
+	}
+	return -1
+}
+
+// scanLine validates the line and records its members. False: the line is
+// invalid, or holds something the general way must decide.
+func (d *WireDecoder) scanLine() bool {
+	s, w := &d.s, &d.w
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return false
+	}
+	s.enter()
+	var seen uint32
+	for n := 0; ; n++ {
+		key, esc, done, ok := s.key(n)
+		if !ok || esc {
+			return false
+		}
+		if done {
+			break
+		}
+		f := topMember(key)
+		if f < 0 {
+			if _, ok := s.value(); !ok {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<f) != 0 {
+			return false // the last one counts there: the general way
+		}
+		seen |= 1 << f
+		c := s.b[s.i]
+		start := s.i
+		switch f {
+		case wClient, wServer:
+			if c != '{' {
+				return false
+			}
+			nm, ver := &w.clientName, &w.clientVersion
+			if f == wServer {
+				nm, ver = &w.serverName, &w.serverVersion
+			}
+			ok = d.members(implKeys, func(i int) bool {
+				if i == 0 {
+					return d.scanTo(nm)
+				}
+				return d.scanTo(ver)
+			})
+		case wHTTP:
+			if c != '{' {
+				return false
+			}
+			ok = d.members(httpKeys, d.scanHTTPMember)
+			w.http = tok{kind: schema.JSONObject, start: start, end: s.i}
+		case wStdio:
+			if c != '{' {
+				return false
+			}
+			ok = d.members(stdioKeys, func(i int) bool {
+				if i == 0 {
+					return d.scanTo(&w.dir)
+				}
+				return d.scanTo(&w.stdioLine)
+			})
+			w.stdio = tok{kind: schema.JSONObject, start: start, end: s.i}
+		default:
+			ok = d.scanTo(w.topTok(f))
+		}
+		if !ok {
+			return false
+		}
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+func (w *wireScan) topTok(f int) *tok {
+	switch f {
+	case wFormat:
+		return &w.format
+	case wTS:
+		return &w.ts
+	case wEndTS:
+		return &w.endTS
+	case wSide:
+		return &w.side
+	case wTransport:
+		return &w.transport
+	case wConn:
+		return &w.conn
+	case wSession:
+		return &w.session
+	case wVersion:
+		return &w.version
+	case wTrigger:
+		return &w.trigger
+	}
+	return &w.scenario
+}
+
+// scanTo scans the value at the scanner's position into *t.
+func (d *WireDecoder) scanTo(t *tok) bool {
+	v, ok := d.s.value()
+	*t = v
+	return ok
+}
+
+var (
+	httpKeys     = []string{"request", "response", "failure"}
+	stdioKeys    = []string{"direction", "line"}
+	requestKeys  = []string{"method", "url", "body", "headers"}
+	responseKeys = []string{"status", "content_type", "stream_end", "body", "event_times", "headers"}
+	failureKeys  = []string{"kind", "message"}
+)
+
+// members walks the object at the scanner's position as gjson's Get reads
+// one: member(i) scans the value of the first member named keys[i]; every
+// other value is skipped. A key with an escape stops the pass.
+func (d *WireDecoder) members(keys []string, member func(i int) bool) bool {
+	s := &d.s
+	if !s.enter() {
+		return false
+	}
+	var seen uint32
+	for n := 0; ; n++ {
+		key, esc, done, ok := s.key(n)
+		if !ok || esc {
+			return false
+		}
+		if done {
+			return true
+		}
+		f := -1
+		for i, k := range keys {
+			if string(key) == k {
+				f = i
+				break
+			}
+		}
+		if f >= 0 && seen&(1<<f) == 0 {
+			seen |= 1 << f
+			if !member(f) {
+				return false
+			}
+			continue
+		}
+		if _, ok := s.value(); !ok {
+			return false
+		}
+	}
+}
+
+func (d *WireDecoder) scanHTTPMember(i int) bool {
+	s, w := &d.s, &d.w
+	if s.b[s.i] != '{' {
+		return false // not what a record holds: the general way says why
+	}
+	start := s.i
+	var ok bool
+	var t *tok
+	switch i {
+	case 0:
+		t, ok = &w.req, d.members(requestKeys, d.scanRequestMember)
+	case 1:
+		t, ok = &w.resp, d.members(responseKeys, d.scanResponseMember)
+	default:
+		t, ok = &w.fail, d.members(failureKeys, d.scanFailureMember)
+	}
+	*t = tok{kind: schema.JSONObject, start: start, end: s.i}
+	return ok
+}
+
+func (d *WireDecoder) scanRequestMember(i int) bool {
+	w := &d.w
+	switch i {
+	case 0:
+		return d.scanTo(&w.method)
+	case 1:
+		return d.scanTo(&w.url)
+	case 2:
+		return d.scanTo(&w.reqBody)
+	}
+	return d.scanHeaders(&reqHeaders, &w.reqHdr)
+}
+
+func (d *WireDecoder) scanResponseMember(i int) bool {
+	w := &d.w
+	switch i {
+	case 0:
+		return d.scanTo(&w.status)
+	case 1:
+		return d.scanTo(&w.ctype)
+	case 2:
+		return d.scanTo(&w.streamEnd)
+	case 3:
+		return d.scanTo(&w.respBody)
+	case 4:
+		return d.scanTo(&w.eventTimes)
+	}
+	return d.scanHeaders(&respHeaders, &w.respHdr)
+}
+
+func (d *WireDecoder) scanFailureMember(i int) bool {
+	if i == 0 {
+		return d.scanTo(&d.w.failKind)
+	}
+	return d.scanTo(&d.w.failMsg)
+}
+
+// scanHeaders reads a header object for the headers named, as HeaderValue
+// finds them: the first header of a name (case-insensitive), an array
+// giving its first element.
+func (d *WireDecoder) scanHeaders(names *[3]string, out *[3]tok) bool {
+	s := &d.s
+	if s.b[s.i] != '{' {
+		return false
+	}
+	s.enter()
+	for n := 0; ; n++ {
+		key, esc, done, ok := s.key(n)
+		if !ok || esc {
+			return false
+		}
+		if done {
+			return true
+		}
+		want := -1
+		for i, name := range names {
+			if out[i].kind == schema.JSONAbsent && strings.EqualFold(bstr(key), name) {
+				want = i
+				break
+			}
+		}
+		if want < 0 {
+			if _, ok := s.value(); !ok {
+				return false
+			}
+			continue
+		}
+		switch s.b[s.i] {
+		case '"':
+			t, ok := s.value()
+			if !ok {
+				return false
+			}
+			out[want] = t
+		case '[':
+			s.enter()
+			for e := 0; ; e++ {
+				done, ok := s.elem(e)
+				if !ok {
+					return false
+				}
+				if done {
+					break
+				}
+				t, ok := s.value()
+				if !ok || t.kind != schema.JSONString {
+					return false
+				}
+				if e == 0 {
+					out[want] = t
+				}
+			}
+		default:
+			return false
+		}
+	}
+}
+
+// isString: t is a string, or absent.
+func isString(t tok) bool { return t.kind == schema.JSONString || t.kind == schema.JSONAbsent }
+
+func (d *WireDecoder) timeOf(t tok) (time.Time, bool) {
+	if t.kind != schema.JSONString || t.esc {
+		return time.Time{}, false
+	}
+	v, err := time.Parse(time.RFC3339Nano, bstr(d.s.b[t.start+1:t.end-1]))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return v.UTC(), true
+}
+
+// is reports whether t is the string value want.
+func (d *WireDecoder) is(t tok, want string) bool {
+	return t.kind == schema.JSONString && !t.esc && string(d.s.b[t.start+1:t.end-1]) == want
+}
+
+// wireObsN is one allocation for an observation, its HTTP evidence and N
+// messages with their RPC values (most records have one to three).
+type (
+	wireObs1 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [1]schema.Message
+		r [1]schema.RPC
+	}
+	wireObs2 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [2]schema.Message
+		r [2]schema.RPC
+	}
+	wireObs3 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [3]schema.Message
+		r [3]schema.RPC
+	}
+	wireObs4 struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+		m [4]schema.Message
+		r [4]schema.RPC
+	}
+	wireObsN struct {
+		o schema.Observation
+		h schema.HTTPEvidence
+	}
+)
+
+// place allocates an observation with room for n messages (and their RPC
+// values) in one piece when n is small.
+func place(n int) (*schema.Observation, *schema.HTTPEvidence, []schema.Message, []schema.RPC) {
+	switch n {
+	case 0:
+		x := new(wireObsN)
+		return &x.o, &x.h, nil, nil
+	case 1:
+		x := new(wireObs1)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	case 2:
+		x := new(wireObs2)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	case 3:
+		x := new(wireObs3)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	case 4:
+		x := new(wireObs4)
+		return &x.o, &x.h, x.m[:], x.r[:]
+	}
+	x := new(wireObsN)
+	return &x.o, &x.h, make([]schema.Message, n), nil
+}
+
+// build makes the observation from what scanLine recorded; false when the
+// general way must decide (an error to report, a value out of the
+// ordinary).
+func (d *WireDecoder) build(pos schema.Position) (*schema.Observation, bool) {
+	w := &d.w
+	var o schema.Observation
+	if !d.is(w.format, schema.WireFormat) {
+		return nil, false
+	}
+	o.Pos = pos
+	o.Format = string(FormatWire)
+	var ok bool
+	if o.Time, ok = d.timeOf(w.ts); !ok {
+		return nil, false
+	}
+	if w.endTS.kind != schema.JSONAbsent {
+		if o.EndTime, ok = d.timeOf(w.endTS); !ok {
+			return nil, false
+		}
+	}
+	switch {
+	case d.is(w.side, "client"):
+		o.Side = schema.SideClient
+	case d.is(w.side, "server"):
+		o.Side = schema.SideServer
+	default:
+		return nil, false
+	}
+	for _, t := range []tok{w.clientName, w.clientVersion, w.serverName, w.serverVersion, w.conn, w.session, w.version, w.trigger, w.scenario} {
+		if !isString(t) {
+			return nil, false
+		}
+	}
+	o.ClientName, o.ClientVersion = d.text(w.clientName), d.text(w.clientVersion)
+	o.ServerName, o.ServerVersion = d.text(w.serverName), d.text(w.serverVersion)
+	o.Connection = d.text(w.conn)
+	o.SessionID = d.text(w.session)
+	o.ProtocolVersion = d.text(w.version)
+	switch t := d.text(w.trigger); t {
+	case "", schema.TriggerSDK, schema.TriggerApplication, schema.TriggerManual:
+		o.Trigger = t
+	default:
+		return nil, false
+	}
+	o.Scenario = d.text(w.scenario)
+	switch {
+	case w.transport.kind == schema.JSONAbsent || d.is(w.transport, ""):
+		o.Transport = schema.TransportStreamableHTTP
+		if w.stdio.kind != schema.JSONAbsent {
+			o.Transport = schema.TransportStdio
+		}
+	case d.is(w.transport, "streamable-http"):
+		o.Transport = schema.TransportStreamableHTTP
+	case d.is(w.transport, "http+sse"):
+		o.Transport = schema.TransportHTTPSSE
+	case d.is(w.transport, "stdio"):
+		o.Transport = schema.TransportStdio
+	default:
+		return nil, false
+	}
+	d.msgs, d.rpcs = d.msgs[:0], d.rpcs[:0]
+	var a arena
+	var h schema.HTTPEvidence
+	switch {
+	case w.http.kind != schema.JSONAbsent && w.stdio.kind != schema.JSONAbsent:
+		return nil, false
+	case w.http.kind == schema.JSONObject:
+		if !d.buildHTTP(&o, &h, &a) {
+			return nil, false
+		}
+	case w.stdio.kind == schema.JSONObject:
+		switch {
+		case d.is(w.dir, schema.DirClientToServer):
+			o.Stdio = schema.DirClientToServer
+		case d.is(w.dir, schema.DirServerToClient):
+			o.Stdio = schema.DirServerToClient
+		case d.is(w.dir, schema.DirStderr):
+			o.Stdio = schema.DirStderr
+		default:
+			return nil, false
+		}
+		if w.stdioLine.kind != schema.JSONString {
+			return nil, false
+		}
+		if o.Stdio != schema.DirStderr {
+			a.hint = w.stdioLine.end - w.stdioLine.start
+			d.bodyMessages(&a, w.stdioLine, schema.InStdio, o.Time)
+		}
+	default:
+		return nil, false
+	}
+	// One allocation for the observation, its HTTP evidence, and its
+	// messages and their RPC values.
+	out, outH, msgs, slab := place(len(d.msgs))
+	*out = o
+	if w.http.kind == schema.JSONObject {
+		*outH = h
+		out.HTTP = outH
+	}
+	if len(msgs) > 0 {
+		copy(msgs, d.msgs)
+		out.Messages = msgs
+		placeRPC(msgs, d.rpcs, slab)
+	}
+	clear(d.msgs)
+	clear(d.rpcs)
+	return out, true
+}
+
+func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a *arena) bool {
+	w := &d.w
+	if w.req.kind != schema.JSONObject || w.method.kind != schema.JSONString || w.method.end-w.method.start < 3 || !isString(w.url) {
+		return false
+	}
+	for _, t := range w.reqHdr {
+		if !isString(t) {
+			return false
+		}
+	}
+	h.Method = strings.ToUpper(d.text(w.method))
+	h.URL = d.text(w.url)
+	h.LastEventID = d.text(w.reqHdr[0])
+	if o.SessionID == "" {
+		o.SessionID = d.text(w.reqHdr[1])
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = d.text(w.reqHdr[2])
+	}
+	// The arena holds the bodies as decoded; each is no longer than its
+	// literal in the line (of an event stream, only the messages are kept).
+	a.hint = 0
+	if w.reqBody.kind == schema.JSONString {
+		a.hint += w.reqBody.end - w.reqBody.start
+	}
+	switch {
+	case w.resp.kind == schema.JSONObject && w.fail.kind != schema.JSONAbsent:
+		return false
+	case w.resp.kind == schema.JSONObject:
+		if w.status.kind != schema.JSONNumber {
+			return false
+		}
+		st := w.status.gj(d.s.b).Int()
+		if st < 100 || st > 999 {
+			return false
+		}
+		if !isString(w.ctype) || !isString(w.streamEnd) {
+			return false
+		}
+		for _, t := range w.respHdr {
+			if !isString(t) {
+				return false
+			}
+		}
+		switch end := d.text(w.streamEnd); end {
+		case "", schema.StreamComplete, schema.StreamReset, schema.StreamTimeout, schema.StreamClientClosed:
+			h.StreamEnd = end
+		default:
+			return false
+		}
+		if !d.eventTimes() {
+			return false
+		}
+		h.Responded, h.Status = true, int(st)
+		ct := d.text(w.ctype)
+		if ct == "" {
+			ct = d.text(w.respHdr[0])
+		}
+		h.ContentType = d.mediaType(ct)
+		h.RetryAfter = d.text(w.respHdr[1])
+		h.RespSessionID = d.text(w.respHdr[2])
+		h.SSE = h.ContentType == "text/event-stream"
+		if w.respBody.kind == schema.JSONString {
+			if n := w.respBody.end - w.respBody.start; h.SSE {
+				a.hint += min(n, arenaChunk)
+			} else {
+				a.hint += n
+			}
+		}
+		if w.reqBody.kind == schema.JSONString {
+			h.RequestHasBody = true
+			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
+		}
+		if w.respBody.kind == schema.JSONString {
+			h.BodyRecorded = true
+			lit := d.s.b[w.respBody.start+1 : w.respBody.end-1]
+			if h.SSE {
+				h.BodyEmpty = litIsSpace(lit)
+				d.stream(o, h, a, lit)
+			} else {
+				h.BodyEmpty = d.bodyMessages(a, w.respBody, schema.InResponseBody, o.EndTime)
+			}
+		}
+	case w.fail.kind == schema.JSONObject:
+		if !isString(w.failMsg) {
+			return false
+		}
+		switch k := d.text(w.failKind); k {
+		case schema.FailureConnectionRefused, schema.FailureReset, schema.FailureTimeout, schema.FailureClientAbort:
+			h.Failure = k
+		default:
+			return false
+		}
+		h.FailureMessage = d.text(w.failMsg)
+		if w.reqBody.kind == schema.JSONString {
+			h.RequestHasBody = true
+			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
+		}
+	default:
+		return false
+	}
+	if o.SessionID == "" {
+		o.SessionID = h.RespSessionID
+	}
+	if o.SessionID == "" {
+		if s := sessionFromURL(h.URL); s != "" {
+			o.SessionID = d.internStr(s)
+		}
+	}
+	return true
+}
+
+// eventTimes reads response.event_times into d.times.
+func (d *WireDecoder) eventTimes() bool {
+	t := d.w.eventTimes
+	switch t.kind {
+	case schema.JSONAbsent:
+		return true
+	case schema.JSONArray:
+	default:
+		return false
+	}
+	s := scanner{b: d.s.b, i: t.start}
+	s.enter()
+	for n := 0; ; n++ {
+		done, _ := s.elem(n)
+		if done {
+			return true
+		}
+		if n == maxEventTimes {
+			return true // the rest stay unknown
+		}
+		v, _ := s.value()
+		switch v.kind {
+		case schema.JSONNull:
+			d.times = append(d.times, time.Time{})
+		case schema.JSONString:
+			at, ok := d.timeOf(v)
+			if !ok {
+				return false
+			}
+			d.times = append(d.times, at)
+		default:
+			return false
+		}
+	}
+}
+
+// mediaType is mediaType(ct), interned, without parsing the common forms.
+func (d *WireDecoder) mediaType(ct string) string {
+	switch ct {
+	case "", "application/json", "text/event-stream":
+		return ct
+	}
+	return d.internStr(mediaType(ct))
+}
+
+// bodyMessages decodes the body literal t of the line into the arena and
+// appends its messages, dated at (when not already dated). It reports
+// whether the body is empty once white space is trimmed.
+func (d *WireDecoder) bodyMessages(a *arena, t tok, where schema.Where, at time.Time) bool {
+	lit := d.s.b[t.start+1 : t.end-1]
+	region := a.take(len(lit))
+	body := region[:len(lit)]
+	if t.esc {
+		body = appendUnescaped(region[:0], lit)
+	} else {
+		copy(body, lit)
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		a.give(region, 0)
+		return true
+	}
+	a.give(region, len(body))
+	d.appendMessages(a, trimmed, region, where, 0, at)
+	return false
+}
+
+// appendMessages reads the messages of body (trimmed, non-empty, in the
+// arena: region is its last allocation) into d.msgs.
+func (d *WireDecoder) appendMessages(a *arena, body, region []byte, where schema.Where, event int, at time.Time) {
+	n := len(d.msgs)
+	var ok bool
+	d.msgs, d.rpcs, ok = d.r.readBody(d.msgs, d.rpcs, body, where, event)
+	if !ok {
+		m := invalidBody(body, where, event) // a copy of its head, not the whole
+		a.give(region, 0)
+		d.msgs = append(d.msgs, m)
+	}
+	for i := n; i < len(d.msgs); i++ {
+		if d.msgs[i].At.IsZero() {
+			d.msgs[i].At = at
+		}
+	}
+}
+
+// litIsSpace reports whether the string literal lit (escapes validated)
+// decodes to white space only, as strings.TrimSpace sees it.
+func litIsSpace(lit []byte) bool {
+	var buf [8]byte
+	for len(lit) > 0 {
+		var r rune
+		if lit[0] == '\\' {
+			e, n := appendEscape(buf[:0], lit)
+			r, _ = utf8.DecodeRune(e)
+			lit = lit[n:]
+		} else {
+			var n int
+			r, n = utf8.DecodeRune(lit)
+			lit = lit[n:]
+		}
+		if !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// arena is the owned memory of one observation's messages: Raw and the RPC
+// strings are pieces of it. It is allocated once, at the size the bodies
+// need (hint), and grows by chunks for long streams.
+type arena struct {
+	buf  []byte
+	hint int
+}
+
+const arenaChunk = 16 << 10
+
+// take returns n bytes of the arena, the caller's for good unless given
+// back.
+func (a *arena) take(n int) []byte {
+	if cap(a.buf)-len(a.buf) < n {
+		size := max(n, a.hint)
+		if a.buf != nil {
+			size = max(n, arenaChunk) // a long stream: grow by chunks
+		}
+		a.buf = make([]byte, 0, size)
+		a.hint = 0
+	}
+	l := len(a.buf)
+	a.buf = a.buf[:l+n]
+	return a.buf[l : l+n : l+n]
+}
+
+// give gives back the end of region (the last take) past its first keep
+// bytes.
+func (a *arena) give(region []byte, keep int) {
+	if len(region) == 0 || len(a.buf) < len(region) || &a.buf[len(a.buf)-len(region)] != &region[0] {
+		return
+	}
+	a.buf = a.buf[:len(a.buf)-len(region)+keep]
+}
