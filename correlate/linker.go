@@ -122,7 +122,7 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 	if cv.cut {
 		row.HoldCut = true
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.diag.ran}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.ran}
 	if hold || !ex.diag.stuckSince.IsZero() {
 		it.ev = &linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince}
 	}
@@ -144,7 +144,7 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 // tellState tells the Linker that a remembered request's retry state
 // changed.
 func (c *Correlator) tellState(ex *exchange) {
-	if !ex.linked {
+	if !ex.linked || ex.exLive == nil {
 		return
 	}
 	if st := ex.state(); st != ex.told {
