@@ -173,7 +173,7 @@ func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 
 type conversation struct {
 	key      string
-	byID     map[idKey][]*exchange // every exchange of the conversation by request id, oldest first
+	byID     idIndex // every exchange of the conversation by request id, oldest first
 	pending  map[idKey][]pendingResp
 	cancels  map[dirKey]int // cancellations that arrived before their request
 	version  string
@@ -186,7 +186,7 @@ type conversation struct {
 	ended    bool                 // its session was deleted
 	expired  bool                 // a request on its session got 404
 	session  string               // its MCP session id, when it is keyed by one
-	calls    map[uint64]*exchange // the latest client request per call hash
+	calls    callIndex            // the latest client request per call hash
 	tools    map[string]toolHints // annotations learned from tools/list
 	diag     convDiag             // what the diagnosis columns need (diagnose.go)
 	held     []*chain             // open MRTR chains, in order
@@ -214,6 +214,9 @@ type conversation struct {
 	closingNow bool        // closes at the Mark being applied
 
 	past exRing // its judged requests still remembered, oldest first (state.go)
+	// The text its rows share (state.go, own): the URL and target its
+	// requests went to, the tool they called.
+	url, target, tool string
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -665,7 +668,7 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 // attach finds the exchange a request belongs to, or starts one.
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
-	list := cv.byID[k]
+	list := cv.byID.get(k)
 	inst := c.instanceOf(cv, o, m, fromServer, list)
 	prev := latestIn(list, fromServer, inst)
 	if prev != nil {
@@ -782,7 +785,8 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		cv.client = schema.Implementation{Name: ci.Get("name").String(), Version: ci.Get("version").String()}
 		c.tellConv(cv)
 	}
-	cv.addByID(k, ex)
+	cv.own(ex)
+	cv.addByID(keyOf(ex.id), ex) // keyed by its own copy of the id
 	cv.openList = append(cv.openList, ex)
 	cv.open++
 	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
@@ -843,7 +847,7 @@ func exchangeID(pos schema.Position, m *schema.Message) string {
 // whose request has not been seen yet is parked until it appears.
 func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) pairing {
 	k := keyOf(m.ID)
-	list := cv.byID[k]
+	list := cv.byID.get(k)
 	seen := false
 	for i := len(list) - 1; i >= 0; i-- {
 		ex := list[i]
@@ -902,7 +906,7 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	} else if rid.Type != gjson.Number {
 		return
 	}
-	list := cv.byID[keyOf(id)]
+	list := cv.byID.get(keyOf(id))
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer {
 			if !list[i].final {
@@ -1204,7 +1208,8 @@ func (c *Correlator) close(cv *conversation) {
 	// Every close is reported (the Linker forgets a linked conversation;
 	// a consumer that replays its input learns which records are used up).
 	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos}})
-	cv.pending, cv.byID, cv.calls, cv.openList, cv.cancels = nil, nil, nil, nil, nil
+	cv.pending, cv.openList, cv.cancels = nil, nil, nil
+	cv.byID, cv.calls = idIndex{}, callIndex{}
 	delete(c.convs, cv.key)
 	for _, lk := range cv.logs {
 		if set := c.byLog[lk]; set != nil {
@@ -1328,10 +1333,10 @@ func compactIDList(list []*exchange) []*exchange {
 // forget drops, from a long-lived conversation, the finished exchanges that
 // started before cutoff: an id or a call that old is no longer matched.
 func (cv *conversation) forget(cutoff time.Time) {
-	if len(cv.byID)+len(cv.calls) < 64 {
+	if cv.byID.len()+cv.calls.len() < 64 {
 		return
 	}
-	for k, list := range cv.byID {
+	cv.byID.each(func(k idKey, list []*exchange) {
 		keep := list[:0]
 		for _, ex := range list {
 			if !ex.final || !ex.startedAt.Before(cutoff) {
@@ -1339,16 +1344,16 @@ func (cv *conversation) forget(cutoff time.Time) {
 			}
 		}
 		if len(keep) == 0 {
-			delete(cv.byID, k)
+			cv.byID.del(k)
 		} else {
-			cv.byID[k] = keep
+			cv.byID.set(k, keep)
 		}
-	}
-	for h, ex := range cv.calls {
+	})
+	cv.calls.each(func(h uint64, ex *exchange) {
 		if ex.final && ex.startedAt.Before(cutoff) {
-			delete(cv.calls, h)
+			cv.calls.del(h)
 		}
-	}
+	})
 }
 
 // OpenConversations is how many conversations hold state now.

@@ -44,14 +44,16 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if ex.exLive == nil {
 		return
 	}
-	ex.exLive = nil
-	ex.id.Text = strings.Clone(ex.id.Text)
-	ex.method = internMethod(ex.method)
-	ex.reqVersion = internVersion(ex.reqVersion)
+	ex.exLive = nil // its id, method and version are its own already (own)
 	if ex.requestState != "" {
 		ex.requestState = strings.Clone(ex.requestState)
 	}
-	if c.flushing || cv.byID == nil {
+	if ex.method == "initialize" {
+		// The version and server its answer named.
+		cv.version = internVersion(cv.version)
+		cv.server = ownImpl(cv.server)
+	}
+	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
 	}
 	limit := c.historyOf(cv)
@@ -70,18 +72,18 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 // time; its chain's rows are held anyway).
 func (cv *conversation) unremember(ex *exchange) {
 	k := keyOf(ex.id)
-	if list := cv.byID[k]; len(list) > 0 {
+	if list := cv.byID.get(k); len(list) > 0 {
 		if i := slices.Index(list, ex); i >= 0 {
 			list = slices.Delete(list, i, i+1)
 			if len(list) == 0 {
-				delete(cv.byID, k)
+				cv.byID.del(k)
 			} else {
-				cv.byID[k] = list
+				cv.byID.set(k, list)
 			}
 		}
 	}
-	if cv.calls[ex.callHash] == ex && ex.outcome != classify.InputRequired {
-		delete(cv.calls, ex.callHash)
+	if cv.calls.get(ex.callHash) == ex && ex.outcome != classify.InputRequired {
+		cv.calls.del(ex.callHash)
 	}
 }
 
@@ -89,10 +91,7 @@ func (cv *conversation) unremember(ex *exchange) {
 // conversation are made when first needed: most conversations park no
 // response and no cancel).
 func (cv *conversation) addByID(k idKey, ex *exchange) {
-	if cv.byID == nil {
-		cv.byID = map[idKey][]*exchange{}
-	}
-	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
+	cv.byID.set(k, compactIDList(append(cv.byID.get(k), ex)))
 }
 
 // park keeps a response that arrived before its request.
@@ -109,6 +108,68 @@ func (cv *conversation) parkCancel(k dirKey) {
 		cv.cancels = map[dirKey]int{}
 	}
 	cv.cancels[k]++
+}
+
+// own makes an exchange just attached, and its row, share their text with
+// its conversation, or keep copies of their own, rather than pieces of the
+// record and the message they were read from: an open exchange would
+// otherwise keep those alive for as long as it waits (a never-answered
+// request of a conversation that never ends, for the whole run).
+func (cv *conversation) own(ex *exchange) {
+	r := ex.row
+	ex.method = internMethod(ex.method)
+	r.Method = ex.method
+	ex.id.Text = strings.Clone(ex.id.Text)
+	if r.JSONRPCID != nil {
+		*r.JSONRPCID = ex.id.Text
+	}
+	ex.reqVersion = internVersion(ex.reqVersion)
+	if r.ToolName != nil {
+		*r.ToolName = cv.share(&cv.tool, *r.ToolName)
+	}
+	if ex.toolName != "" {
+		ex.toolName = cv.share(&cv.tool, ex.toolName)
+	}
+	if r.SessionID != nil && *r.SessionID == cv.session {
+		*r.SessionID = cv.session
+	}
+	if r.URL != nil {
+		*r.URL = cv.share(&cv.url, *r.URL)
+	}
+	if ex.method == "initialize" {
+		// Its clientInfo names the conversation's client from now on.
+		cv.client = ownImpl(cv.client)
+	}
+	if r.ClientName != nil && *r.ClientName == cv.client.Name {
+		*r.ClientName = cv.client.Name
+	}
+	if r.ClientVersion != nil && *r.ClientVersion == cv.client.Version {
+		*r.ClientVersion = cv.client.Version
+	}
+	if r.ServerName != nil && *r.ServerName == cv.server.Name {
+		*r.ServerName = cv.server.Name
+	}
+	if r.ServerVersion != nil && *r.ServerVersion == cv.server.Version {
+		*r.ServerVersion = cv.server.Version
+	}
+}
+
+// share returns s as the conversation keeps it in *keep: the same text
+// when it has not changed, else a copy that it keeps from now on.
+func (cv *conversation) share(keep *string, s string) string {
+	if s != *keep {
+		*keep = strings.Clone(s)
+	}
+	return *keep
+}
+
+// targetOf is targetOf(o) as the conversation keeps it.
+func (cv *conversation) targetOf(o *schema.Observation) string {
+	return cv.share(&cv.target, targetOf(o))
+}
+
+func ownImpl(i schema.Implementation) schema.Implementation {
+	return schema.Implementation{Name: strings.Clone(i.Name), Version: strings.Clone(i.Version)}
 }
 
 // exRing is a FIFO of exchanges.
@@ -196,4 +257,97 @@ func internVersion(v string) string {
 		return "2026-07-28"
 	}
 	return strings.Clone(v)
+}
+
+// idIndex holds a conversation's exchanges by id; callIndex its latest
+// client request per call.
+type (
+	idIndex   = smallMap[idKey, []*exchange]
+	callIndex = smallMap[uint64, *exchange]
+)
+
+// smallMap is a map that holds its first few entries in a slice: most
+// conversations see a handful of ids and calls, and a Go map holds room
+// for eight entries from its first (some 400 bytes for the ids of a
+// conversation that sent two requests).
+type smallMap[K comparable, V any] struct {
+	few []smallEntry[K, V]
+	m   map[K]V
+}
+
+type smallEntry[K comparable, V any] struct {
+	k K
+	v V
+}
+
+// smallMax is how many entries a smallMap keeps in its slice.
+const smallMax = 8
+
+func (s *smallMap[K, V]) get(k K) (v V) {
+	if s.m != nil {
+		return s.m[k]
+	}
+	for i := range s.few {
+		if s.few[i].k == k {
+			return s.few[i].v
+		}
+	}
+	return v
+}
+
+func (s *smallMap[K, V]) set(k K, v V) {
+	if s.m != nil {
+		s.m[k] = v
+		return
+	}
+	for i := range s.few {
+		if s.few[i].k == k {
+			s.few[i].v = v
+			return
+		}
+	}
+	if len(s.few) < smallMax {
+		s.few = append(s.few, smallEntry[K, V]{k, v})
+		return
+	}
+	s.m = make(map[K]V, 2*smallMax)
+	for _, e := range s.few {
+		s.m[e.k] = e.v
+	}
+	s.m[k] = v
+	s.few = nil
+}
+
+func (s *smallMap[K, V]) del(k K) {
+	if s.m != nil {
+		delete(s.m, k)
+		return
+	}
+	for i := range s.few {
+		if s.few[i].k == k {
+			s.few = slices.Delete(s.few, i, i+1)
+			return
+		}
+	}
+}
+
+func (s *smallMap[K, V]) len() int {
+	if s.m != nil {
+		return len(s.m)
+	}
+	return len(s.few)
+}
+
+// each calls fn for every entry, in no particular order; fn may set or
+// delete the entry it is given.
+func (s *smallMap[K, V]) each(fn func(K, V)) {
+	if s.m != nil {
+		for k, v := range s.m {
+			fn(k, v)
+		}
+		return
+	}
+	for _, e := range slices.Clone(s.few) {
+		fn(e.k, e.v)
+	}
 }

@@ -51,19 +51,17 @@ func TestHistoryStateIsBounded(t *testing.T) {
 					t.Errorf("history %d, want %d", c.historyOf(cv), tc.limit)
 				}
 				ids := 0
-				for _, list := range cv.byID {
-					ids += len(list)
+				cv.byID.each(func(_ idKey, list []*exchange) { ids += len(list) })
+				if cv.past.len() != tc.limit || ids > tc.limit || cv.calls.len() > tc.limit {
+					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, cv.calls.len(), tc.limit)
 				}
-				if cv.past.len() != tc.limit || ids > tc.limit || len(cv.calls) > tc.limit {
-					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, len(cv.calls), tc.limit)
-				}
-				for _, list := range cv.byID {
+				cv.byID.each(func(_ idKey, list []*exchange) {
 					for _, ex := range list {
 						if ex.exLive != nil {
 							t.Fatalf("a judged exchange keeps its row and evidence")
 						}
 					}
-				}
+				})
 			}
 			c.Flush()
 			if rows != n {
@@ -71,4 +69,51 @@ func TestHistoryStateIsBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// smallMap behaves as a map through its move from the slice to a map and
+// back to fewer entries.
+func TestSmallMap(t *testing.T) {
+	var s smallMap[int, string]
+	want := map[int]string{}
+	check := func(step string) {
+		t.Helper()
+		if s.len() != len(want) {
+			t.Fatalf("%s: len %d, want %d", step, s.len(), len(want))
+		}
+		for k, v := range want {
+			if got := s.get(k); got != v {
+				t.Fatalf("%s: get(%d) = %q, want %q", step, k, got, v)
+			}
+		}
+		seen := 0
+		s.each(func(k int, v string) {
+			seen++
+			if want[k] != v {
+				t.Fatalf("%s: each gave %d=%q", step, k, v)
+			}
+		})
+		if seen != len(want) || s.get(-1) != "" {
+			t.Fatalf("%s: each saw %d of %d", step, seen, len(want))
+		}
+	}
+	for i := 0; i < 3*smallMax; i++ {
+		s.set(i, strconv.Itoa(i))
+		want[i] = strconv.Itoa(i)
+		s.set(i/2, "again")
+		want[i/2] = "again"
+		check("set " + strconv.Itoa(i))
+		if i%3 == 0 {
+			s.del(i / 3)
+			delete(want, i/3)
+			check("del " + strconv.Itoa(i))
+		}
+	}
+	s.each(func(k int, _ string) {
+		if k%2 == 0 {
+			s.del(k)
+			delete(want, k)
+		}
+	})
+	check("deleting in each")
 }

@@ -31,7 +31,7 @@ func (c *smallZstd) init() {
 	c.once.Do(func() {
 		n := runtime.GOMAXPROCS(0)
 		c.enc, c.err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(zstdWindow),
-			zstd.WithEncoderConcurrency(n), zstd.WithZeroFrames(true), zstd.WithEncoderCRC(false))
+			zstd.WithEncoderConcurrency(n), zstd.WithZeroFrames(true), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
 		if c.err != nil {
 			return
 		}
