@@ -76,3 +76,67 @@ func runState(n, perSession int, reuseID bool) (peak uint64, rows int) {
 	c.Flush()
 	return peak, rows
 }
+
+// BenchmarkCorrelatorOpenConversations measures what one conversation that
+// never finishes costs while it is open: n client sessions, each an
+// initialize (answered) and a tools/call answered 202 whose response never
+// comes, decoded from wire-log lines as ingest decodes them, fed to a
+// correlator with its Linker (New) and no idle timeout. It reports the live
+// heap per open conversation (bytes/conversation; the issue 11 target is
+// at most 2 KiB) and checks that every exchange is written at the end.
+func BenchmarkCorrelatorOpenConversations(b *testing.B) {
+	for _, n := range []int{20_000, 100_000} {
+		b.Run(fmt.Sprintf("conversations=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				per, rows := runOpen(b, n)
+				if rows != 2*n {
+					b.Fatalf("%d rows for %d conversations", rows, n)
+				}
+				b.ReportMetric(per, "bytes/conversation")
+			}
+		})
+	}
+}
+
+// openLines returns the two wire-log lines of open conversation i.
+func openLines(i int) [2]string {
+	t0 := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)
+	ts := func(d time.Duration) string { return t0.Add(d).Format("2006-01-02T15:04:05.000Z") }
+	s := fmt.Sprintf("sess-%07d", i)
+	head := `{"mcptrace":"wire/1","ts":"%s","end_ts":"%s","side":"client","transport":"streamable-http","session_id":"` + s +
+		`","protocol_version":"2025-11-25","client":{"name":"bench-agent","version":"1.0.0"},"http":{"request":{"method":"POST","url":"https://mcp.example.com/mcp","headers":{"content-type":"application/json","mcp-session-id":"` + s + `"},"body":"%s"},"response":%s}}`
+	init := fmt.Sprintf(head, ts(0), ts(5*time.Millisecond),
+		`{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench-agent\",\"version\":\"1.0.0\"}}}`,
+		`{"status":200,"content_type":"application/json","body":"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"bench-server\",\"version\":\"1.0.0\"}}}"}`)
+	call := fmt.Sprintf(head, ts(6*time.Millisecond), ts(8*time.Millisecond),
+		`{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":\"open call `+strconv.Itoa(i)+`\",\"limit\":20}}}`,
+		`{"status":202,"body":""}`)
+	return [2]string{init, call}
+}
+
+func runOpen(b *testing.B, n int) (bytesPer float64, rows int) {
+	c := correlate.New(func(*schema.Exchange) { rows++ })
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	line := int64(0)
+	for i := 0; i < n; i++ {
+		for _, l := range openLines(i) {
+			line++
+			o, err := decode.WireLine([]byte(l), schema.Position{Source: "open.ndjson", Line: line})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Add(&o)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	if got := c.OpenConversations(); got != n {
+		b.Fatalf("%d conversations open, want %d", got, n)
+	}
+	bytesPer = float64(int64(ms.HeapAlloc)-int64(before)) / float64(n)
+	c.Flush()
+	return bytesPer, rows
+}

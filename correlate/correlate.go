@@ -69,6 +69,10 @@ type Correlator struct {
 	// Lateness when that is set (a run that tolerates little lateness
 	// merges and writes within that); negative: rows do not wait.
 	SameIDHold time.Duration
+	// History is how many judged requests a conversation keyed by a
+	// session or a connection remembers for the requests that follow
+	// (state.go): 0, DefaultHistory; negative: no bound.
+	History int
 
 	late bool // the observation being added is late
 
@@ -166,7 +170,7 @@ func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 
 type conversation struct {
 	key      string
-	byID     map[idKey][]*exchange // every exchange of the conversation by request id, oldest first
+	byID     idIndex // every exchange of the conversation by request id, oldest first
 	pending  map[idKey][]pendingResp
 	cancels  map[dirKey]int // cancellations that arrived before their request
 	version  string
@@ -179,7 +183,7 @@ type conversation struct {
 	ended    bool                 // its session was deleted
 	expired  bool                 // a request on its session got 404
 	session  string               // its MCP session id, when it is keyed by one
-	calls    map[uint64]*exchange // the latest client request per call hash
+	calls    callIndex            // the latest client request per call hash
 	tools    map[string]toolHints // annotations learned from tools/list
 	diag     convDiag             // what the diagnosis columns need (diagnose.go)
 	held     []*chain             // open MRTR chains, in order
@@ -205,6 +209,11 @@ type conversation struct {
 	holdN      int64       // rows held so far: their holdSeq
 	dueRows    []*exchange // held rows due at the Mark being applied
 	closingNow bool        // closes at the Mark being applied
+
+	past exRing // its judged requests still remembered, oldest first (state.go)
+	// The text its rows share (state.go, own): the URL and target its
+	// requests went to, the tool they called.
+	url, target, tool string
 }
 
 // convState is what the Linker mirrors of a conversation.
@@ -226,54 +235,65 @@ type pendingResp struct {
 }
 
 type exchange struct {
-	row        *schema.Exchange // nil once judged and emitted
-	exID       string           // its exchange_id, kept after row is dropped
+	// What only an exchange still being built or judged needs (its row,
+	// attempts, response, ...): nil once it is judged and its row emitted
+	// (state.go, forgetLive). Its fields are promoted: they must not be
+	// read on an exchange whose row has gone out.
+	*exLive
+
+	exID       string // its exchange_id, kept after row is dropped
 	id         schema.ID
 	method     string
 	paramsHash uint64
 	fromServer bool // initiator is the server
-	attempts   []classify.Attempt
-	response   *schema.Message
-	stray      []schema.Message
-	cancelled  bool
-	onSession  bool
 	final      bool
-	retryAfter string
-	sseEvents  int32 // events of the final attempt's stream
 	reqVersion string
-	reported   *schema.Reported
-	truncated  bool
-	noEnd      bool // the log gives no end time: no latency
-	diag       exDiag
 
 	// Kept after the exchange is judged, for the exchanges that follow.
-	cv           *conversation
-	ref          exRef // its name in link events
-	linked       bool  // the Linker remembers it: its state changes are told
-	told         exState
-	endedAt      time.Time // when it was settled
-	callHash     uint64
-	startedAt    time.Time
-	toolName     string
-	outcome      string
-	uncertain    bool      // its outcome leaves side effects uncertain (5xx, cut stream, no response)
-	lastEnd      time.Time // when its last attempt ended
-	retryAfterS  float64   // Retry-After of its last attempt, in seconds (0: none)
-	requestState string    // MRTR: the requestState its input_required result asked to echo
-	round        int32     // MRTR round, 1-based; 0 outside a chain
-	chain        *chain    // MRTR chain it belongs to, while the chain is open
-	lateResponse bool
-	cancelAt     time.Time // when the cancel that marked it was sent (zero: not known)
-	held         bool      // answered, held until the log passes respAt (cancel.go)
-	respAt       time.Time // when its response arrived, while held
-	heldLog      logKey    // the log of the record that carried its response, while held
+	cv          *conversation
+	ref         exRef     // its name in link events
+	linked      bool      // the Linker remembers it: its state changes are told
+	uncertain   bool      // its outcome leaves side effects uncertain (5xx, cut stream, no response)
+	held        bool      // answered, held until the log passes respAt (cancel.go)
+	heldSameID  bool      // judged, its row held for another attempt of its id (ids.go)
+	round       int32     // MRTR round, 1-based; 0 outside a chain
+	inst        int32     // the client instance that sent it (0 where conversations are not divided; ids.go)
+	ran         int32     // attempts that ran or may have run, once judged (diagnose.go)
+	endedAt     time.Time // when it was settled
+	callHash    uint64
+	startedAt   time.Time
+	outcome     string
+	lastEnd     time.Time // when its last attempt ended
+	retryAfterS float64   // Retry-After of its last attempt, in seconds (0: none)
+	// MRTR: the requestState its input_required result asked to echo.
+	requestState string
+	chain        *chain // MRTR chain it belongs to, while the chain is open
+	holdSeq      int64  // its place among its conversation's held rows (ids.go)
+}
 
-	// Ids (ids.go).
-	inst       int32            // the client instance that sent it (0 where conversations are not divided)
-	log        logKey           // the log of its latest request record
-	heldSameID bool             // judged, its row held for another attempt of its id
-	holdSeq    int64            // its place among its conversation's held rows
-	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
+// exLive is the part of an exchange that is dropped once its row has gone
+// out: the row being built and the evidence it is judged on.
+type exLive struct {
+	row          *schema.Exchange // nil once judged and emitted
+	attempts     []classify.Attempt
+	response     *schema.Message
+	stray        []schema.Message
+	reported     *schema.Reported
+	diag         exDiag
+	told         exState
+	retryAfter   string
+	toolName     string
+	cancelAt     time.Time        // when the cancel that marked it was sent (zero: not known)
+	respAt       time.Time        // when its response arrived, while held
+	heldLog      logKey           // the log of the record that carried its response, while held
+	log          logKey           // the log of its latest request record (ids.go)
+	unjudged     *schema.Exchange // its row as it was before it was judged, while it may be held
+	sseEvents    int32            // events of the final attempt's stream
+	cancelled    bool
+	onSession    bool
+	truncated    bool
+	noEnd        bool // the log gives no end time: no latency
+	lateResponse bool
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -289,8 +309,7 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	cv := c.convs[k]
 	if cv == nil {
 		lk := logOf(o)
-		cv = &conversation{key: k, byID: map[idKey][]*exchange{}, pending: map[idKey][]pendingResp{}, cancels: map[dirKey]int{},
-			lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
+		cv = &conversation{key: k, lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
 		c.convs[k] = cv
 		c.joinLog(cv, lk)
 		return cv
@@ -344,6 +363,7 @@ func (cv *conversation) seen(pos schema.Position) {
 func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) {
 	c.seq, c.key, c.attachN = seq, Key{Seq: seq}, 0
 	c.Stats.Observations++
+	internObservation(o)
 	t := o.EndOrStart()
 	if old := c.convs[ConversationKey(o)]; old != nil && c.overAt(old, t) {
 		// The record comes after its conversation's idle timeout or
@@ -645,7 +665,7 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 // attach finds the exchange a request belongs to, or starts one.
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
-	list := cv.byID[k]
+	list := cv.byID.get(k)
 	inst := c.instanceOf(cv, o, m, fromServer, list)
 	prev := latestIn(list, fromServer, inst)
 	if prev != nil {
@@ -686,8 +706,8 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		}
 	}
 	conflict := idConflict(cv, list, m, o, fromServer, inst)
-	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv, row: &schema.Exchange{},
-		ref: exRef{c.seq, c.attachN}, inst: inst, log: logOf(o)}
+	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
+		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{row: &schema.Exchange{}, log: logOf(o)}}
 	c.attachN++
 	r := ex.row
 	r.ExchangeID = exchangeID(o.Pos, m)
@@ -762,7 +782,8 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		cv.client = implementation(p.metaClientInfo)
 		c.tellConv(cv)
 	}
-	cv.byID[k] = compactIDList(append(cv.byID[k], ex))
+	cv.own(ex)
+	cv.addByID(keyOf(ex.id), ex) // keyed by its own copy of the id
 	cv.openList = append(cv.openList, ex)
 	cv.open++
 	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
@@ -823,7 +844,7 @@ func exchangeID(pos schema.Position, m *schema.Message) string {
 // whose request has not been seen yet is parked until it appears.
 func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) pairing {
 	k := keyOf(m.ID)
-	list := cv.byID[k]
+	list := cv.byID.get(k)
 	seen := false
 	for i := len(list) - 1; i >= 0; i-- {
 		ex := list[i]
@@ -845,7 +866,7 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 		return stray
 	}
 	c.tally.remaining++
-	cv.pending[k] = append(cv.pending[k], pendingResp{msg: *m, end: o.EndOrStart(), toServer: toServer, tally: c.tally})
+	cv.park(k, pendingResp{msg: *m, end: o.EndOrStart(), toServer: toServer, tally: c.tally})
 	return parked
 }
 
@@ -879,7 +900,7 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	if !ok {
 		return
 	}
-	list := cv.byID[keyOf(id)]
+	list := cv.byID.get(keyOf(id))
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer {
 			if !list[i].final {
@@ -888,7 +909,7 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 			return
 		}
 	}
-	cv.cancels[dirKey{keyOf(id), fromServer}]++ // its request may be logged later
+	cv.parkCancel(dirKey{keyOf(id), fromServer}) // its request may be logged later
 	cv.noteCancelAt(dirKey{keyOf(id), fromServer}, m.At)
 }
 
@@ -992,7 +1013,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		// Held by the Linker until the log shows whether the client
 		// re-initialized.
 		c.emitRowOf(cv, ex, *r, true)
-		ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
+		c.forgetLive(cv, ex)
 		c.prune(cv)
 		return
 	}
@@ -1009,7 +1030,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.emitChained(cv, ex)
 	// Once judged, keep only what later requests are matched against (the
 	// id, the hashes and the exchange id for retry_of).
-	ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
+	c.forgetLive(cv, ex)
 	c.prune(cv)
 }
 
@@ -1180,7 +1201,8 @@ func (c *Correlator) close(cv *conversation) {
 	// Every close is reported (the Linker forgets a linked conversation;
 	// a consumer that replays its input learns which records are used up).
 	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos}})
-	cv.pending, cv.byID, cv.calls, cv.openList, cv.cancels = nil, nil, nil, nil, nil
+	cv.pending, cv.openList, cv.cancels = nil, nil, nil
+	cv.byID, cv.calls = idIndex{}, callIndex{}
 	delete(c.convs, cv.key)
 	for _, lk := range cv.logs {
 		if set := c.byLog[lk]; set != nil {
@@ -1304,10 +1326,10 @@ func compactIDList(list []*exchange) []*exchange {
 // forget drops, from a long-lived conversation, the finished exchanges that
 // started before cutoff: an id or a call that old is no longer matched.
 func (cv *conversation) forget(cutoff time.Time) {
-	if len(cv.byID)+len(cv.calls) < 64 {
+	if cv.byID.len()+cv.calls.len() < 64 {
 		return
 	}
-	for k, list := range cv.byID {
+	cv.byID.each(func(k idKey, list []*exchange) {
 		keep := list[:0]
 		for _, ex := range list {
 			if !ex.final || !ex.startedAt.Before(cutoff) {
@@ -1315,16 +1337,16 @@ func (cv *conversation) forget(cutoff time.Time) {
 			}
 		}
 		if len(keep) == 0 {
-			delete(cv.byID, k)
+			cv.byID.del(k)
 		} else {
-			cv.byID[k] = keep
+			cv.byID.set(k, keep)
 		}
-	}
-	for h, ex := range cv.calls {
+	})
+	cv.calls.each(func(h uint64, ex *exchange) {
 		if ex.final && ex.startedAt.Before(cutoff) {
-			delete(cv.calls, h)
+			cv.calls.del(h)
 		}
-	}
+	})
 }
 
 // OpenConversations is how many conversations hold state now.

@@ -45,9 +45,8 @@ type exDiag struct {
 	noLEID     bool      // a reconnect after a cut omitted Last-Event-ID
 	unreplayed bool      // a resumed stream ended without the response, and none brought it since
 	// Side effects.
-	repeats bool  // it repeats an earlier request of the same call (retry_of, duplicate_of)
-	prevRan bool  // that earlier request ran, or may have run, on the server
-	ran     int32 // attempts that ran or may have run, once judged
+	repeats bool // it repeats an earlier request of the same call (retry_of, duplicate_of)
+	prevRan bool // that earlier request ran, or may have run, on the server
 	// Session.
 	stuckSince time.Time // sent on a session after its 404 at this time (the Linker refines the reason)
 }
@@ -172,11 +171,13 @@ func (c *Correlator) noteGet(cv *conversation, o *schema.Observation) {
 	h := o.HTTP
 	keep := cv.diag.waiting[:0]
 	for _, ex := range cv.diag.waiting {
-		d := &ex.diag
 		if ex.final {
-			d.waiting = false
+			if ex.exLive != nil {
+				ex.diag.waiting = false
+			}
 			continue
 		}
+		d := &ex.diag
 		if o.Time.Before(d.cutAt) {
 			keep = append(keep, ex) // a stream opened before the cut is not its reconnect
 			continue
@@ -231,9 +232,9 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 		r.ResumeProblem = schema.Str(ResumeNotReplayed)
 	}
 	answerSaysUnknown := c.judgeSession(cv, ex, v, version)
-	ex.diag.ran = ranCount(ex, v, answerSaysUnknown)
+	ex.ran = ranCount(ex, v, answerSaysUnknown)
 	if ex.toolName != "" && !cv.safeToRepeat(ex.toolName) &&
-		(ex.diag.ran >= 2 || (ex.diag.repeats && ex.diag.prevRan && ex.diag.ran >= 1)) {
+		(ex.ran >= 2 || (ex.diag.repeats && ex.diag.prevRan && ex.ran >= 1)) {
 		r.DuplicateSideEffect = true
 	}
 }
@@ -464,7 +465,7 @@ func ranCount(ex *exchange, v *classify.Verdict, unknownSession bool) int32 {
 // on stdio) or an attempt may have run.
 func (ex *exchange) ranSoFar() bool {
 	if ex.final {
-		return ex.diag.ran > 0
+		return ex.ran > 0
 	}
 	if len(ex.attempts) == 0 {
 		return true

@@ -371,6 +371,22 @@
 // times longer while a response is awaited on a stream), or at the end of
 // input; its open exchanges are then judged on what the log holds and its
 // state is dropped, so memory holds the open conversations, not the input.
+// While a conversation is open it keeps, of a request once judged and
+// written, only what the requests after it are matched against (its ids,
+// hashes, outcome, times and a few flags; never its row, body or
+// messages), and only for its latest Correlator.History judged requests
+// (DefaultHistory, 256; 16 times that in a conversation keyed by its
+// file, which may interleave many clients) and, once it holds dozens,
+// none started more than IdleTimeout before its logs' time; its open
+// requests are always kept. A request further back is forgotten as if
+// never seen: the same id or call sent again is a new exchange (no
+// same-id attempt, no retry_of), a late duplicate of its response waits
+// like a response whose request has not come (stray at the end, unless a
+// request of its id follows), a cancel naming it waits for a request of
+// its id, and no id conflict is found with it.
+// The windows of the rules (RetryWindow, NextSessionWindow, SameIDWindow,
+// DuplicateWindow) are unchanged; only a conversation that sends more
+// than History requests within one of them looks back less far.
 // A held 404 row is released with reinitialized false once its log's time
 // is IdleTimeout past it. An observation further behind the newest event
 // time of its own log (side, format, source) than Lateness is still
@@ -431,7 +447,8 @@
 // act at the first Mark after the limit.
 //
 // What is bounded by what: a correlator holds its open conversations (with
-// the server rows of the last SameIDWindow of their sessions); the
+// the server rows of the last SameIDWindow of their sessions, their open
+// requests and their latest History judged ones); the
 // Linker, per log, the latest request of 4,096 distinct calls, the latest
 // initialize per client, the open requests' retry state, and the rows of
 // expired sessions until an initialize of their client, IdleTimeout of

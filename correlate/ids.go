@@ -307,7 +307,7 @@ func (c *Correlator) writeHeld(cv *conversation, ex *exchange) {
 	ex.heldSameID, ex.unjudged = false, nil
 	cv.nHeld--
 	c.emitChained(cv, ex)
-	ex.attempts, ex.response, ex.stray, ex.reported, ex.row = nil, nil, nil, nil, nil
+	c.forgetLive(cv, ex)
 }
 
 // releaseAllSameID writes every row a closing conversation still holds, in

@@ -122,7 +122,7 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 	if cv.cut {
 		row.HoldCut = true
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.diag.ran}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.ran}
 	if hold || !ex.diag.stuckSince.IsZero() {
 		it.ev = &linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince}
 	}
@@ -137,14 +137,14 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	cv.told = convState{cv.expired, cv.client.Name}
 	ex.told = ex.state()
 	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: &linkEvent{log: cv.lin, callHash: ex.callHash, exID: ex.exID,
-		time: ex.startedAt, session: cv.session, target: targetOf(o), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
+		time: ex.startedAt, session: cv.session, target: cv.targetOf(o), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
 		originNone: ex.row.RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)}})
 }
 
 // tellState tells the Linker that a remembered request's retry state
 // changed.
 func (c *Correlator) tellState(ex *exchange) {
-	if !ex.linked {
+	if !ex.linked || ex.exLive == nil {
 		return
 	}
 	if st := ex.state(); st != ex.told {

@@ -125,14 +125,11 @@ func isSuccess(outcome string) bool {
 // that is for the Linker to say, which is told of every client request
 // here (Item kind itemAttach) and of the changes that matter to it.
 func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation, params reqParams) {
-	if cv.calls == nil {
-		cv.calls = map[uint64]*exchange{}
-	}
 	if o.Reported != nil && !params.hasArguments {
 		return // a log that reports the call without its arguments cannot say it was repeated
 	}
-	prev := cv.calls[ex.callHash]
-	cv.calls[ex.callHash] = ex
+	prev := cv.calls.get(ex.callHash)
+	cv.calls.set(ex.callHash, ex)
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // Source names where rows came from.
@@ -95,7 +94,7 @@ type RollPolicy struct {
 // zstdCodec is shared by every writer: a codec pools its encoders, and one
 // per file allocated a fresh encoder for each (a fifth of all bytes
 // allocated over a thousand partitions).
-var zstdCodec = &zstd.Codec{Level: zstd.SpeedDefault}
+var zstdCodec = &smallZstd{} // zstd.go: a 2 MiB window
 
 // CheckEvery is the number of rows between two size checks of a file. Size
 // checks (for MaxBytes and RowGroupBytes) happen at fixed row counts so

@@ -376,9 +376,7 @@ func (s *docScanner) escape() bool {
 	return s.badInStr(e, true)
 }
 
-func ishex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+// ishex is in jsonscan.go.
 
 func digit(c int) bool { return c >= '0' && c <= '9' }
 

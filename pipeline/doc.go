@@ -29,10 +29,14 @@
 //     pairing and classification (package classify, pure) of the
 //     conversations routed to them. At each marker a shard advances its
 //     correlator to the Mark (idle conversations end there) and hands over
-//     the round's items.
-//   - The orderer (shard.go) reads one round from every stream and sorts its
-//     items by correlate.Key, an order that does not depend on the number of
-//     shards; this is why -workers 1 and -workers 4 write the same bytes.
+//     the round's items, in parts of at most 4,096 items (partItems): a
+//     round that closes many conversations at once (the end of input, an
+//     idle sweep) is never held whole between stages.
+//   - The orderer (shard.go) reads one round from every stream and merges
+//     its items, part by part, in correlate.Key order (each shard's come in
+//     that order), an order that does not depend on the number of shards;
+//     this is why -workers 1 and -workers 4 write the same bytes. Without
+//     a merge, the writer writes the rows of a large round as they come.
 //   - The writer (pipeline.go, in Run's goroutine) feeds the items to one
 //     correlate.Linker (links between the conversations of one log: retries
 //     in the client's next session, re-initialisation, expired sessions),

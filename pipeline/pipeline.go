@@ -479,9 +479,42 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 		}
 	})
 	linker.IdleTimeout = p.cfg.IdleTimeout
+	// flush redacts the rows collected so far and writes them, with the
+	// round's quarantine rows at its end.
+	flush := func(quar []item) error {
+		ins = ins[:0]
+		for i := range rows {
+			ins = append(ins, p.inputOf(&rows[i])) // before redaction may change the source text
+		}
+		redactRows(rows, p.rd, p.cfg.Workers)
+		if err := p.writeRows(ctx, rows, ins, quar); err != nil {
+			return err
+		}
+		clear(rows)
+		rows = rows[:0]
+		return nil
+	}
+	// Items come in batches; without a merge, the rows of a round that
+	// closes many conversations at once are written as they come, so that
+	// they are never all held at once.
+	addItems := func(items []correlate.Item) error {
+		for _, it := range items {
+			if e := it.Ended(); e != nil && p.kafka != nil {
+				p.kafka.convEnded(e)
+			}
+			linker.Add(it)
+		}
+		if merger == nil && len(rows) >= partItems {
+			return flush(nil)
+		}
+		return nil
+	}
 	lastCommit := time.Now()
 	for {
-		items, quar, mark, lowWater, ok := ord.next(ctx)
+		quar, mark, lowWater, ok, oerr := ord.next(ctx, addItems)
+		if oerr != nil {
+			return oerr
+		}
 		if !ok {
 			if ctx.Err() != nil {
 				return nil
@@ -489,12 +522,6 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 			return errors.New("pipeline: a stage ended before the end of input (a bug)")
 		}
 		p.cfg.Metrics.SetOpenConversations(ord.open)
-		for _, it := range items {
-			if e := it.Ended(); e != nil && p.kafka != nil {
-				p.kafka.convEnded(e)
-			}
-			linker.Add(it)
-		}
 		if mark.final {
 			linker.Finish(mark.mark)
 		} else {
@@ -519,15 +546,9 @@ func (p *run) write(ctx context.Context, ord *orderer) error {
 			}
 			p.sum.MergeHeldMax = max(p.sum.MergeHeldMax, merger.Held())
 		}
-		ins = ins[:0]
-		for i := range rows {
-			ins = append(ins, p.inputOf(&rows[i])) // before redaction may change the source text
-		}
-		redactRows(rows, p.rd, p.cfg.Workers)
-		if err := p.writeRows(ctx, rows, ins, quar); err != nil {
+		if err := flush(quar); err != nil {
 			return err
 		}
-		rows = rows[:0]
 		if !mark.final {
 			last := mark.last // the run ends keeping what is open
 			if last || p.streaming() && time.Since(lastCommit) >= p.cfg.CommitInterval {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"math"
-	"slices"
 	"time"
 
 	"mcptrace/correlate"
@@ -44,11 +43,16 @@ type shardMsg struct {
 	mark marker
 }
 
-// roundOut is one stream's output for one round: a shard's items (rows and
-// the events the Linker needs), or the sequencer's quarantine rows, ending
-// with the round's marker and the oldest seq the stream still holds open.
+// roundOut is one stream's output for one round, or a part of it: a
+// shard's items (rows and the events the Linker needs), or the sequencer's
+// quarantine rows. A round of a shard may come in several parts (partial
+// set on all but the last) so that a round that closes many conversations
+// at once (the end of input, an idle sweep) is handed on in bounded pieces;
+// the last part carries the round's marker and the oldest seq the stream
+// still holds open.
 type roundOut struct {
 	items    []correlate.Item
+	partial  bool // more parts of this round follow
 	quar     []item
 	mark     marker
 	lowWater int64
@@ -58,6 +62,11 @@ type roundOut struct {
 	lowBy map[string]int64
 }
 
+// partItems is how many items a shard hands on at most in one part of a
+// round, and how many items the orderer hands the writer at once: what a
+// round that closes many conversations holds in memory between stages.
+const partItems = 4096
+
 // shard runs one correlator: it pairs and classifies the conversations
 // routed to it and emits their items in key order.
 type shard struct {
@@ -65,11 +74,17 @@ type shard struct {
 	items []correlate.Item
 	stats correlate.Stats
 	byIn  bool // report low-water marks per input
+
+	// While run runs: where parts go, and whether the run was cancelled
+	// while a part waited (the rest of the round is then dropped).
+	ctx  context.Context
+	out  chan<- roundOut
+	dead bool
 }
 
 func newShard(cfg *Config) *shard {
 	s := &shard{byIn: cfg.lowWaterByInput}
-	s.c = correlate.NewShard(func(it correlate.Item) { s.items = append(s.items, it) })
+	s.c = correlate.NewShard(s.add)
 	s.c.IdleTimeout, s.c.Lateness, s.c.MaxHold = cfg.IdleTimeout, cfg.Lateness, cfg.MaxHold
 	if w := cfg.MergeWindow / 2; w > 0 && w < correlate.SameIDWindow && (cfg.Lateness <= 0 || w < cfg.Lateness) {
 		// A server row held for a same-id repeat must still reach the
@@ -79,7 +94,25 @@ func newShard(cfg *Config) *shard {
 	return s
 }
 
+// add takes an item from the correlator; a full part goes on at once.
+func (s *shard) add(it correlate.Item) {
+	if s.dead {
+		return
+	}
+	s.items = append(s.items, it)
+	if len(s.items) >= partItems && s.out != nil {
+		select {
+		case s.out <- roundOut{items: s.items, partial: true}:
+		case <-s.ctx.Done():
+			s.dead = true
+		}
+		s.items = make([]correlate.Item, 0, partItems)
+	}
+}
+
 func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut) {
+	s.ctx, s.out = ctx, out
+	defer func() { s.ctx, s.out = nil, nil }()
 	for msg := range in {
 		for _, o := range msg.obs {
 			s.c.Add(o)
@@ -92,6 +125,9 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 			if msg.mark.last {
 				s.stats = s.c.Stats
 			}
+		}
+		if s.dead {
+			return
 		}
 		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater(), open: s.c.OpenConversations()}
 		if s.byIn {
@@ -112,25 +148,39 @@ type orderer struct {
 	streams []<-chan roundOut
 	open    int              // open conversations after the last round, over every shard
 	lowBy   map[string]int64 // the shards' low-water marks per input after the last round (Kafka)
+
+	heads []roundOut // each stream's part being merged
+	at    []int      // the next item of each head
+	batch []correlate.Item
 }
 
-// next reads one round from every stream and returns its items in key
-// order and its quarantine rows, with the round's marker and the lowest
-// low-water mark; ok is false when the streams have closed (or ctx is
-// done).
-func (o *orderer) next(ctx context.Context) (items []correlate.Item, quar []item, mark marker, lowWater int64, ok bool) {
+// next reads one round from every stream and hands its items, in key
+// order, to each in batches of at most partItems (a shard's items come in
+// key order, and keys are unique in a run, so merging the streams orders
+// the round); it returns the round's quarantine rows, with the round's
+// marker and the lowest low-water mark. ok is false when the streams have
+// closed (or ctx is done); an error of each ends the round.
+func (o *orderer) next(ctx context.Context, each func([]correlate.Item) error) (quar []item, mark marker, lowWater int64, ok bool, err error) {
 	lowWater = math.MaxInt64
 	o.open = 0
 	clear(o.lowBy)
-	for i, ch := range o.streams {
+	if o.heads == nil {
+		o.heads, o.at = make([]roundOut, len(o.streams)), make([]int, len(o.streams))
+	}
+	recv := func(i int) bool {
 		var r roundOut
+		var ok bool
 		select {
-		case r, ok = <-ch:
+		case r, ok = <-o.streams[i]:
 		case <-ctx.Done():
-			return nil, nil, marker{}, 0, false
+			return false
 		}
 		if !ok {
-			return nil, nil, marker{}, 0, false
+			return false
+		}
+		o.heads[i], o.at[i] = r, 0
+		if r.partial {
+			return true
 		}
 		if i == 0 {
 			mark = r.mark
@@ -145,9 +195,52 @@ func (o *orderer) next(ctx context.Context) (items []correlate.Item, quar []item
 				o.lowBy[k] = v
 			}
 		}
-		items = append(items, r.items...)
 		quar = append(quar, r.quar...)
+		return true
 	}
-	slices.SortFunc(items, func(a, b correlate.Item) int { return a.Key.Compare(b.Key) })
-	return items, quar, mark, lowWater, true
+	for i := range o.streams {
+		if !recv(i) {
+			return nil, marker{}, 0, false, nil
+		}
+	}
+	flush := func() error {
+		if len(o.batch) == 0 {
+			return nil
+		}
+		err := each(o.batch)
+		clear(o.batch)
+		o.batch = o.batch[:0]
+		return err
+	}
+	for {
+		best := -1
+		for i := range o.heads {
+			h := &o.heads[i]
+			for o.at[i] == len(h.items) && h.partial {
+				if !recv(i) {
+					return nil, marker{}, 0, false, nil
+				}
+			}
+			if o.at[i] < len(h.items) && (best < 0 || h.items[o.at[i]].Key.Compare(o.heads[best].items[o.at[best]].Key) < 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		o.batch = append(o.batch, o.heads[best].items[o.at[best]])
+		o.at[best]++
+		if len(o.batch) >= partItems {
+			if err := flush(); err != nil {
+				return nil, marker{}, 0, false, err
+			}
+		}
+	}
+	for i := range o.heads {
+		o.heads[i] = roundOut{}
+	}
+	if err := flush(); err != nil {
+		return nil, marker{}, 0, false, err
+	}
+	return quar, mark, lowWater, true, nil
 }

@@ -1,0 +1,353 @@
+package correlate
+
+import (
+	"slices"
+	"strings"
+
+	"mcptrace/classify"
+	"mcptrace/schema"
+)
+
+// This file keeps the state of a conversation compact: what an exchange
+// keeps once its row has gone out, and how much of its conversation's past
+// is remembered (doc.go, "State and time").
+
+// DefaultHistory is how many judged requests a conversation keyed by a
+// session or a connection remembers for the requests that follow (id
+// matching, retries, duplicates, id conflicts): its latest ones, in the
+// order they were written. A conversation keyed by its file (no session,
+// no connection: a stdio log, a log that interleaves many clients)
+// remembers 16 times as many. Open requests are always remembered.
+const DefaultHistory = 256
+
+// historyOf is how many judged requests cv remembers (0: no bound).
+func (c *Correlator) historyOf(cv *conversation) int {
+	n := c.History
+	switch {
+	case n < 0:
+		return 0
+	case n == 0:
+		n = DefaultHistory
+	}
+	if cv.byFile {
+		n *= 16
+	}
+	return n
+}
+
+// forgetLive drops what a judged exchange no longer needs once its row has
+// gone out (its row, attempts, response, ...), keeps its own copies of the
+// few strings it still needs (not views into the record it came from, so
+// that the record can be freed), and makes it the newest entry of its
+// conversation's history, forgetting the oldest beyond the bound.
+func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
+	if ex.exLive == nil {
+		return
+	}
+	ex.exLive = nil // its id, method and version are its own already (own)
+	if ex.requestState != "" {
+		ex.requestState = strings.Clone(ex.requestState)
+	}
+	if ex.method == "initialize" {
+		// The version and server its answer named.
+		cv.version = internVersion(cv.version)
+		cv.server = ownImpl(cv.server)
+	}
+	if c.flushing {
+		return // its conversation is closing: nothing will look at it again
+	}
+	limit := c.historyOf(cv)
+	if limit <= 0 {
+		return
+	}
+	cv.past.push(ex)
+	for cv.past.len() > limit {
+		cv.unremember(cv.past.pop())
+	}
+}
+
+// unremember forgets a judged exchange: later requests with its id or its
+// call no longer find it. The latest request of a call answered
+// input_required stays the call's latest (a continuation may come at any
+// time; its chain's rows are held anyway).
+func (cv *conversation) unremember(ex *exchange) {
+	k := keyOf(ex.id)
+	if list := cv.byID.get(k); len(list) > 0 {
+		if i := slices.Index(list, ex); i >= 0 {
+			list = slices.Delete(list, i, i+1)
+			if len(list) == 0 {
+				cv.byID.del(k)
+			} else {
+				cv.byID.set(k, list)
+			}
+		}
+	}
+	if cv.calls.get(ex.callHash) == ex && ex.outcome != classify.InputRequired {
+		cv.calls.del(ex.callHash)
+	}
+}
+
+// addByID adds a request to the exchanges of its id (the maps of a
+// conversation are made when first needed: most conversations park no
+// response and no cancel).
+func (cv *conversation) addByID(k idKey, ex *exchange) {
+	cv.byID.set(k, compactIDList(append(cv.byID.get(k), ex)))
+}
+
+// park keeps a response that arrived before its request.
+func (cv *conversation) park(k idKey, p pendingResp) {
+	if cv.pending == nil {
+		cv.pending = map[idKey][]pendingResp{}
+	}
+	cv.pending[k] = append(cv.pending[k], p)
+}
+
+// parkCancel counts a cancellation that arrived before its request.
+func (cv *conversation) parkCancel(k dirKey) {
+	if cv.cancels == nil {
+		cv.cancels = map[dirKey]int{}
+	}
+	cv.cancels[k]++
+}
+
+// own makes an exchange just attached, and its row, share their text with
+// its conversation, or keep copies of their own, rather than pieces of the
+// record and the message they were read from: an open exchange would
+// otherwise keep those alive for as long as it waits (a never-answered
+// request of a conversation that never ends, for the whole run).
+func (cv *conversation) own(ex *exchange) {
+	r := ex.row
+	ex.method = internMethod(ex.method)
+	r.Method = ex.method
+	ex.id.Text = strings.Clone(ex.id.Text)
+	if r.JSONRPCID != nil {
+		*r.JSONRPCID = ex.id.Text
+	}
+	ex.reqVersion = internVersion(ex.reqVersion)
+	if r.ToolName != nil {
+		*r.ToolName = cv.share(&cv.tool, *r.ToolName)
+	}
+	if ex.toolName != "" {
+		ex.toolName = cv.share(&cv.tool, ex.toolName)
+	}
+	if r.SessionID != nil && *r.SessionID == cv.session {
+		*r.SessionID = cv.session
+	}
+	if r.URL != nil {
+		*r.URL = cv.share(&cv.url, *r.URL)
+	}
+	if ex.method == "initialize" {
+		// Its clientInfo names the conversation's client from now on.
+		cv.client = ownImpl(cv.client)
+	}
+	if r.ClientName != nil && *r.ClientName == cv.client.Name {
+		*r.ClientName = cv.client.Name
+	}
+	if r.ClientVersion != nil && *r.ClientVersion == cv.client.Version {
+		*r.ClientVersion = cv.client.Version
+	}
+	if r.ServerName != nil && *r.ServerName == cv.server.Name {
+		*r.ServerName = cv.server.Name
+	}
+	if r.ServerVersion != nil && *r.ServerVersion == cv.server.Version {
+		*r.ServerVersion = cv.server.Version
+	}
+}
+
+// share returns s as the conversation keeps it in *keep: the same text
+// when it has not changed, else a copy that it keeps from now on.
+func (cv *conversation) share(keep *string, s string) string {
+	if s != *keep {
+		*keep = strings.Clone(s)
+	}
+	return *keep
+}
+
+// targetOf is targetOf(o) as the conversation keeps it.
+func (cv *conversation) targetOf(o *schema.Observation) string {
+	return cv.share(&cv.target, targetOf(o))
+}
+
+func ownImpl(i schema.Implementation) schema.Implementation {
+	return schema.Implementation{Name: strings.Clone(i.Name), Version: strings.Clone(i.Version)}
+}
+
+// exRing is a FIFO of exchanges.
+type exRing struct {
+	buf  []*exchange
+	head int // index of the oldest
+	n    int
+}
+
+func (r *exRing) len() int { return r.n }
+
+func (r *exRing) push(ex *exchange) {
+	if r.n == len(r.buf) {
+		grown := make([]*exchange, max(8, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			grown[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = grown, 0
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = ex
+	r.n++
+}
+
+func (r *exRing) pop() *exchange {
+	ex := r.buf[r.head]
+	r.buf[r.head] = nil
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	return ex
+}
+
+// internObservation makes the observation's side and transport the
+// package's constants: a decoder may hand out pieces of the record's text
+// for them, which every row and key of its conversation would then keep
+// alive.
+func internObservation(o *schema.Observation) {
+	switch o.Side {
+	case schema.SideClient:
+		o.Side = schema.SideClient
+	case schema.SideServer:
+		o.Side = schema.SideServer
+	}
+	switch o.Transport {
+	case schema.TransportStreamableHTTP:
+		o.Transport = schema.TransportStreamableHTTP
+	case schema.TransportStdio:
+		o.Transport = schema.TransportStdio
+	case schema.TransportHTTPSSE:
+		o.Transport = schema.TransportHTTPSSE
+	}
+}
+
+// internMethod returns the MCP method names without keeping the text they
+// were read from; other names are copied.
+func internMethod(m string) string {
+	for _, k := range knownMethods {
+		if m == k {
+			return k
+		}
+	}
+	return strings.Clone(m)
+}
+
+var knownMethods = []string{
+	"tools/call", "tools/list", "initialize", "resources/read", "resources/list", "resources/templates/list",
+	"prompts/get", "prompts/list", "ping", "completion/complete", "logging/setLevel", "resources/subscribe",
+	"resources/unsubscribe", "sampling/createMessage", "elicitation/create", "roots/list", "server/discover",
+	"tasks/get", "tasks/list", "tasks/result", "tasks/cancel",
+}
+
+// internVersion does the same for protocol versions.
+func internVersion(v string) string {
+	switch v {
+	case "":
+		return ""
+	case "2024-11-05":
+		return "2024-11-05"
+	case "2025-03-26":
+		return "2025-03-26"
+	case "2025-06-18":
+		return "2025-06-18"
+	case "2025-11-25":
+		return "2025-11-25"
+	case "2026-07-28":
+		return "2026-07-28"
+	}
+	return strings.Clone(v)
+}
+
+// idIndex holds a conversation's exchanges by id; callIndex its latest
+// client request per call.
+type (
+	idIndex   = smallMap[idKey, []*exchange]
+	callIndex = smallMap[uint64, *exchange]
+)
+
+// smallMap is a map that holds its first few entries in a slice: most
+// conversations see a handful of ids and calls, and a Go map holds room
+// for eight entries from its first (some 400 bytes for the ids of a
+// conversation that sent two requests).
+type smallMap[K comparable, V any] struct {
+	few []smallEntry[K, V]
+	m   map[K]V
+}
+
+type smallEntry[K comparable, V any] struct {
+	k K
+	v V
+}
+
+// smallMax is how many entries a smallMap keeps in its slice.
+const smallMax = 8
+
+func (s *smallMap[K, V]) get(k K) (v V) {
+	if s.m != nil {
+		return s.m[k]
+	}
+	for i := range s.few {
+		if s.few[i].k == k {
+			return s.few[i].v
+		}
+	}
+	return v
+}
+
+func (s *smallMap[K, V]) set(k K, v V) {
+	if s.m != nil {
+		s.m[k] = v
+		return
+	}
+	for i := range s.few {
+		if s.few[i].k == k {
+			s.few[i].v = v
+			return
+		}
+	}
+	if len(s.few) < smallMax {
+		s.few = append(s.few, smallEntry[K, V]{k, v})
+		return
+	}
+	s.m = make(map[K]V, 2*smallMax)
+	for _, e := range s.few {
+		s.m[e.k] = e.v
+	}
+	s.m[k] = v
+	s.few = nil
+}
+
+func (s *smallMap[K, V]) del(k K) {
+	if s.m != nil {
+		delete(s.m, k)
+		return
+	}
+	for i := range s.few {
+		if s.few[i].k == k {
+			s.few = slices.Delete(s.few, i, i+1)
+			return
+		}
+	}
+}
+
+func (s *smallMap[K, V]) len() int {
+	if s.m != nil {
+		return len(s.m)
+	}
+	return len(s.few)
+}
+
+// each calls fn for every entry, in no particular order; fn may set or
+// delete the entry it is given.
+func (s *smallMap[K, V]) each(fn func(K, V)) {
+	if s.m != nil {
+		for k, v := range s.m {
+			fn(k, v)
+		}
+		return
+	}
+	for _, e := range slices.Clone(s.few) {
+		fn(e.k, e.v)
+	}
+}
