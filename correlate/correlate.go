@@ -245,20 +245,21 @@ type exchange struct {
 	id         schema.ID
 	method     string
 	paramsHash uint64
-	fromServer bool // initiator is the server
-	final      bool
 	reqVersion string
 
-	// Kept after the exchange is judged, for the exchanges that follow.
+	// Kept after the exchange is judged, for the exchanges that follow
+	// (in an order that leaves no padding: a conversation keeps many).
 	cv          *conversation
-	ref         exRef     // its name in link events
+	ref         exRef // its name in link events
+	fromServer  bool  // initiator is the server
+	final       bool
 	linked      bool      // the Linker remembers it: its state changes are told
 	uncertain   bool      // its outcome leaves side effects uncertain (5xx, cut stream, no response)
 	held        bool      // answered, held until the log passes respAt (cancel.go)
 	heldSameID  bool      // judged, its row held for another attempt of its id (ids.go)
+	ran         uint16    // attempts that ran or may have run, once judged, at most 65,535 (diagnose.go)
 	round       int32     // MRTR round, 1-based; 0 outside a chain
 	inst        int32     // the client instance that sent it (0 where conversations are not divided; ids.go)
-	ran         int32     // attempts that ran or may have run, once judged (diagnose.go)
 	endedAt     time.Time // when it was settled
 	callHash    uint64
 	startedAt   time.Time
@@ -268,7 +269,6 @@ type exchange struct {
 	// MRTR: the requestState its input_required result asked to echo.
 	requestState string
 	chain        *chain // MRTR chain it belongs to, while the chain is open
-	holdSeq      int64  // its place among its conversation's held rows (ids.go)
 }
 
 // exLive is the part of an exchange that is dropped once its row has gone
@@ -288,6 +288,7 @@ type exLive struct {
 	heldLog      logKey           // the log of the record that carried its response, while held
 	log          logKey           // the log of its latest request record (ids.go)
 	unjudged     *schema.Exchange // its row as it was before it was judged, while it may be held
+	holdSeq      int64            // its place among its conversation\'s held rows (ids.go)
 	sseEvents    int32            // events of the final attempt's stream
 	cancelled    bool
 	onSession    bool

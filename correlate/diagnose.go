@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -232,7 +233,7 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 		r.ResumeProblem = schema.Str(ResumeNotReplayed)
 	}
 	answerSaysUnknown := c.judgeSession(cv, ex, v, version)
-	ex.ran = ranCount(ex, v, answerSaysUnknown)
+	ex.ran = uint16(min(ranCount(ex, v, answerSaysUnknown), math.MaxUint16))
 	if ex.toolName != "" && !cv.safeToRepeat(ex.toolName) &&
 		(ex.ran >= 2 || (ex.diag.repeats && ex.diag.prevRan && ex.ran >= 1)) {
 		r.DuplicateSideEffect = true

@@ -375,7 +375,7 @@
 // written, only what the requests after it are matched against (its ids,
 // hashes, outcome, times and a few flags; never its row, body or
 // messages), and only for its latest Correlator.History judged requests
-// (DefaultHistory, 256; 16 times that in a conversation keyed by its
+// (DefaultHistory, 128; 16 times that in a conversation keyed by its
 // file, which may interleave many clients) and, once it holds dozens,
 // none started more than IdleTimeout before its logs' time; its open
 // requests are always kept. A request further back is forgotten as if

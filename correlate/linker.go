@@ -122,7 +122,7 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 	if cv.cut {
 		row.HoldCut = true
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: ex.ran}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: int32(ex.ran)}
 	if hold || !ex.diag.stuckSince.IsZero() {
 		it.ev = &linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince}
 	}

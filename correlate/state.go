@@ -18,7 +18,7 @@ import (
 // order they were written. A conversation keyed by its file (no session,
 // no connection: a stdio log, a log that interleaves many clients)
 // remembers 16 times as many. Open requests are always remembered.
-const DefaultHistory = 256
+const DefaultHistory = 128
 
 // historyOf is how many judged requests cv remembers (0: no bound).
 func (c *Correlator) historyOf(cv *conversation) int {
