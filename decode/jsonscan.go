@@ -33,8 +33,6 @@ type tok struct {
 	esc        bool // a string with an escape
 }
 
-func (t tok) raw(b []byte) []byte { return b[t.start:t.end] }
-
 const (
 	swarLo = 0x0101010101010101
 	swarHi = 0x8080808080808080

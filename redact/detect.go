@@ -1086,25 +1086,6 @@ func putBuf(b *decodeBuf) {
 	decodeBufs.Put(b)
 }
 
-// percentDecode decodes %XX escapes (and + as a blank, if plus), leaving
-// malformed ones as they are.
-func percentDecode(s string, plus bool) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-		case c == '+' && plus:
-			b.WriteByte(' ')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
 func unhex(c byte) byte {
 	if isDigit(c) {
 		return c - '0'
@@ -1249,43 +1230,6 @@ func printableBytes(t []byte) bool {
 	for i := 0; i < len(t); {
 		r, w := utf8.DecodeRune(t[i:])
 		i += w
-		n++
-		if !unicode.IsPrint(r) && r != '\n' && r != '\r' && r != '\t' {
-			bad++
-		}
-	}
-	return bad*20 <= n
-}
-
-// decodeBase64 decodes standard or URL-safe base64, padded or not; "" if
-// it is not base64.
-func decodeBase64(t string) string {
-	t = strings.TrimRight(t, "=")
-	enc := base64.RawStdEncoding
-	if strings.ContainsAny(t, "-_") {
-		if strings.ContainsAny(t, "+/") {
-			return ""
-		}
-		enc = base64.RawURLEncoding
-	}
-	if len(t)%4 == 1 {
-		t = t[:len(t)-1]
-	}
-	b, err := enc.DecodeString(t)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// printable: valid UTF-8 text, with at most one rune in twenty that is not
-// printable.
-func printable(t string) bool {
-	if !utf8.ValidString(t) {
-		return false
-	}
-	bad, n := 0, 0
-	for _, r := range t {
 		n++
 		if !unicode.IsPrint(r) && r != '\n' && r != '\r' && r != '\t' {
 			bad++

@@ -315,14 +315,6 @@ var (
 		{"| @w | @w | @w |", "| --- | --- | --- |", "| @n | @s | @w |", "| @n | @s | @w |", ""},
 		{"Reported by @P (@e): @s.", ""},
 	}
-	logLines = []string{
-		"2025-11-04T09:12:44.201Z INFO  [@w] @s (took @nms)",
-		"2025-11-04T09:12:44.377Z WARN  [@w] retrying @w after \"connection reset by peer\" (attempt 2/5)",
-		"2025-11-04T09:12:45.002Z ERROR [@w] @s: context deadline exceeded",
-		"2025-11-04T09:12:45.150Z DEBUG [@w] tenant=@w user=@e query=\"@s\"",
-		"Nov  4 09:12:46 worker-3 @w[@n]: @s",
-		"2025-11-04 09:12:47,118 - @f - INFO - processed @n records from @t in @nms",
-	}
 )
 
 func (g *gen) blocks(dst []byte, set [][]string, lines int) []byte {
@@ -383,14 +375,6 @@ func (g *gen) jsonDoc(dst []byte, lines int) []byte {
 		}
 	}
 	return append(dst, "\n}\n"...)
-}
-
-func (g *gen) logExcerpt(dst []byte, lines int) []byte {
-	for i := 0; i < lines; i++ {
-		dst = g.expand(dst, pick(g, logLines))
-		dst = append(dst, '\n')
-	}
-	return dst
 }
 
 // textLines draws a result's size in lines: mostly tens, sometimes hundreds.

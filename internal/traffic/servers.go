@@ -55,12 +55,11 @@ func (o *jo) key(k string) {
 	o.b = append(o.b, k...)
 	o.b = append(o.b, '"', ':')
 }
-func (o *jo) s(k string, v []byte)    { o.key(k); o.b = appendStr(o.b, v, o.esc) }
-func (o *jo) ss(k, v string)          { o.key(k); o.b = appendStr(o.b, v, o.esc) }
-func (o *jo) i(k string, v int64)     { o.key(k); o.b = appendInt(o.b, v) }
-func (o *jo) raw(k, v string)         { o.key(k); o.b = append(o.b, v...) }
-func (o *jo) rawb(k string, v []byte) { o.key(k); o.b = append(o.b, v...) }
-func (o *jo) close() []byte           { return append(o.b, '}') }
+func (o *jo) s(k string, v []byte) { o.key(k); o.b = appendStr(o.b, v, o.esc) }
+func (o *jo) ss(k, v string)       { o.key(k); o.b = appendStr(o.b, v, o.esc) }
+func (o *jo) i(k string, v int64)  { o.key(k); o.b = appendInt(o.b, v) }
+func (o *jo) raw(k, v string)      { o.key(k); o.b = append(o.b, v...) }
+func (o *jo) close() []byte        { return append(o.b, '}') }
 
 type tool struct {
 	name, desc, schema string
