@@ -61,13 +61,18 @@ func eventTime(v *view, k int) int64 {
 	return v.t0 + (v.end-v.t0)*int64(k)/int64(v.events+1)
 }
 
-// appendSSE appends a stream's text, escaped as mode says (level 2); raw
-// holds level-1 scratch.
+// appendSSE appends a stream's text, escaped as mode says (level 2).
 func appendSSE(dst []byte, s *sim, ss *session, v *view, mode int, crlf bool) []byte {
 	nl := `\n`
 	if crlf {
 		nl = `\r\n`
 	}
+	return appendStream(dst, s, ss, v, nl, func(dst, msg []byte) []byte { return appendEsc(dst, msg, mode) })
+}
+
+// appendStream appends a stream's text with line ends nl (as written at
+// the level the caller writes) and each event's data through data.
+func appendStream(dst []byte, s *sim, ss *session, v *view, nl string, data func(dst, msg []byte) []byte) []byte {
 	for i := 0; i < v.keepalive; i++ {
 		dst = append(dst, ": ping - "...)
 		dst = s.ts.append(dst, v.start+int64(i+1)*15*sec)
@@ -76,7 +81,7 @@ func appendSSE(dst []byte, s *sim, ss *session, v *view, mode int, crlf bool) []
 	}
 	n := 0
 	event := func(msg []byte) {
-		dst = append(dst, `event: message`...)
+		dst = append(dst, "event: message"...)
 		dst = append(dst, nl...)
 		if v.streamID != "" {
 			dst = append(dst, "id: "...)
@@ -86,7 +91,7 @@ func appendSSE(dst []byte, s *sim, ss *session, v *view, mode int, crlf bool) []
 			dst = append(dst, nl...)
 		}
 		dst = append(dst, "data: "...)
-		dst = appendEsc(dst, msg, mode)
+		dst = data(dst, msg)
 		dst = append(dst, nl...)
 		dst = append(dst, nl...)
 		n++
@@ -410,44 +415,5 @@ func appendSSERaw(dst []byte, s *sim, ss *session, v *view, crlf bool) []byte {
 	if crlf {
 		nl = "\r\n"
 	}
-	for i := 0; i < v.keepalive; i++ {
-		dst = append(dst, ": ping - "...)
-		dst = s.ts.append(dst, v.start+int64(i+1)*15*sec)
-		dst = append(dst, nl...)
-		dst = append(dst, nl...)
-	}
-	n := 0
-	event := func(msg []byte) {
-		dst = append(dst, "event: message"...)
-		dst = append(dst, nl...)
-		if v.streamID != "" {
-			dst = append(dst, "id: "...)
-			dst = append(dst, v.streamID...)
-			dst = append(dst, '_')
-			dst = strconv.AppendInt(dst, int64(n+1), 10)
-			dst = append(dst, nl...)
-		}
-		dst = append(dst, "data: "...)
-		dst = append(dst, msg...)
-		dst = append(dst, nl...)
-		dst = append(dst, nl...)
-		n++
-	}
-	if v.prime {
-		dst = append(dst, "id: "...)
-		dst = append(dst, v.streamID...)
-		dst = append(dst, "_0"...)
-		dst = append(dst, nl...)
-		dst = append(dst, "data: "...)
-		dst = append(dst, nl...)
-		dst = append(dst, nl...)
-	}
-	for k := 0; k < v.events; k++ {
-		s.text = progressMsg(s.text[:0], ss.srv, v.token, k, v.events, v.total)
-		event(s.text)
-	}
-	if v.final != nil {
-		event(v.final)
-	}
-	return dst
+	return appendStream(dst, s, ss, v, nl, func(dst, msg []byte) []byte { return append(dst, msg...) })
 }
