@@ -55,3 +55,14 @@ func FinalStatus(statuses []int32) int32 {
 	}
 	return statuses[len(statuses)-1]
 }
+
+// IsFailure reports whether an outcome is a failure: a transport or
+// protocol outcome, or TOOL_ERROR. Successes, the interaction outcomes
+// (INPUT_REQUIRED, CANCELLED) and UNKNOWN are not.
+func IsFailure(outcome string) bool {
+	switch LayerOf(outcome) {
+	case LayerTransport, LayerProtocol:
+		return true
+	}
+	return outcome == ToolError
+}

@@ -40,6 +40,15 @@ func TestFalseSuccess(t *testing.T) {
 			t.Errorf("class %s of %s not in FalseSuccessOrder", c, o)
 		}
 	}
+	for _, o := range Outcomes {
+		fail := o != ToolSuccess && o != Success && o != InputRequired && o != Cancelled && o != Unknown
+		if IsFailure(o) != fail {
+			t.Errorf("IsFailure(%s) = %v", o, !fail)
+		}
+		if FalseSuccess(200, o) != "" && !IsFailure(o) {
+			t.Errorf("%s is a false success but not a failure", o)
+		}
+	}
 	if FinalStatus(nil) != 0 || FinalStatus([]int32{503, 200}) != 200 {
 		t.Error("FinalStatus")
 	}
