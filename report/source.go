@@ -71,6 +71,14 @@ var columns = []column{
 	{"layer", "VARCHAR"},
 	{"error_code", "BIGINT"},
 	{"error_message", "VARCHAR"},
+	{"post_count", "INTEGER"},
+	{"retry_origin", "VARCHAR"},
+	{"retry_of", "VARCHAR"},
+	{"retry_unsafe", "BOOLEAN"},
+	{"retry_after_s", "DOUBLE"},
+	{"retry_after_respected", "BOOLEAN"},
+	{"duplicate_of", "VARCHAR"},
+	{"duplicate_side_effect", "BOOLEAN"},
 }
 
 // knownColumns are the exchanges columns this build's schema writes.

@@ -16,7 +16,7 @@ import (
 )
 
 // reportNames are the reports, in the order they print.
-var reportNames = []string{"overview", "tools", "clients"}
+var reportNames = []string{"overview", "tools", "clients", "retries"}
 
 const usageText = `usage: analyze [flags] [REPORT...]
 
@@ -38,6 +38,11 @@ Reports:
   clients    outcome rates per client_name@client_version and per
              server_name@server_version, with false-success rates.
                analyze clients
+  retries    repeats (retry_origin sdk, application, manual, unknown) and how
+             many ended in success; unsafe repeats of tools neither read-only
+             nor idempotent; side effects done twice; Retry-After ignored;
+             duplicates; exchanges POSTed more than once; unsafe ones per tool.
+               analyze -since 2026-10-17 retries
 
 Output:
   -format F  text (aligned tables, the default), json (one object: meta, then
@@ -46,7 +51,7 @@ Output:
                analyze -format json overview | jq .reports.overview.summary
   -o FILE    write to FILE instead of standard output.
                analyze -format markdown -o report.md
-  -limit N   at most N rows in the tools, clients and servers tables, the
+  -limit N   at most N rows in the tools, clients, servers and unsafe tables, the
              busiest first (0: all; default 20 for text and markdown, all for
              json and csv).
                analyze -limit 10 tools
@@ -226,6 +231,8 @@ func runReports(args []string, stdout, stderr io.Writer) int {
 			r, err = d.Tools(ctx, o.limit, o.top)
 		case "clients":
 			r, err = d.Peers(ctx, o.limit)
+		case "retries":
+			r, err = d.Retries(ctx, o.limit)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "analyze: %v\n", err)

@@ -321,6 +321,23 @@ func checkReports(t *testing.T, dir, where string, args ...string) {
 	sameRowSet(t, "tools.tool_errors", j.rows(t, "tools", "tool_errors", "tool", "outcome", "http_status", "error_code", "error_message", "count"),
 		sqlRows(t, db, `SELECT tool_name, outcome, last_status, error_code, error_message, count(*) FROM x`+tw+` AND `+testFailed+` GROUP BY ALL`))
 
+	// Retries.
+	rep := `retry_origin <> 'none'`
+	ok := `outcome IN ('SUCCESS', 'TOOL_SUCCESS')`
+	sameRows(t, "retries.summary", j.rows(t, "retries", "summary", "repeats", "repeats_succeeded", "repeat_success_rate", "unsafe_repeats",
+		"duplicate_side_effects", "retry_after_given", "retry_after_ignored", "duplicates", "multi_post"),
+		sqlRows(t, db, `SELECT count(*) FILTER (WHERE `+rep+`), count(*) FILTER (WHERE `+rep+` AND `+ok+`),
+			(count(*) FILTER (WHERE `+rep+` AND `+ok+`)) / nullif(count(*) FILTER (WHERE `+rep+`), 0),
+			count(*) FILTER (WHERE retry_unsafe), count(*) FILTER (WHERE duplicate_side_effect), count(*) FILTER (WHERE retry_after_s IS NOT NULL),
+			count(*) FILTER (WHERE retry_after_respected = false), count(*) FILTER (WHERE duplicate_of IS NOT NULL), count(*) FILTER (WHERE post_count >= 2)
+			FROM x`+w))
+	sameRowSet(t, "retries.by_origin", j.rows(t, "retries", "by_origin", "retry_origin", "repeats", "succeeded", "success_rate", "unsafe", "retry_after_ignored"),
+		sqlRows(t, db, `SELECT retry_origin, count(*), count(*) FILTER (WHERE `+ok+`), avg(CASE WHEN `+ok+` THEN 1 ELSE 0 END),
+			count(*) FILTER (WHERE retry_unsafe), count(*) FILTER (WHERE retry_after_respected = false) FROM x WHERE `+rep+and+` GROUP BY ALL`))
+	sameRowSet(t, "retries.unsafe", j.rows(t, "retries", "unsafe", "tool", "unsafe_repeats", "duplicate_side_effects"),
+		sqlRows(t, db, `SELECT coalesce(tool_name, '(none)'), count(*) FILTER (WHERE retry_unsafe), count(*) FILTER (WHERE duplicate_side_effect)
+			FROM x WHERE (retry_unsafe OR duplicate_side_effect)`+and+` GROUP BY ALL`))
+
 	// Clients and servers.
 	for _, who := range []string{"client", "server"} {
 		sameRowSet(t, "clients."+who+"s", j.rows(t, "clients", who+"s", who, "exchanges", "success_rate", "failure_rate", "transport_rate", "protocol_rate",
@@ -456,7 +473,7 @@ func TestNoDataset(t *testing.T) {
 	if code := run([]string{"-h"}, &stdout, &stderr); code != 0 {
 		t.Errorf("-h: exit %d", code)
 	}
-	for _, w := range []string{"overview", "tools", "clients", "-format", "-o FILE", "-since", "-until", "-client", "-server", "-tool", "-method", "-outcome", "-session", "-limit", "-top"} {
+	for _, w := range []string{"overview", "tools", "clients", "retries", "-format", "-o FILE", "-since", "-until", "-client", "-server", "-tool", "-method", "-outcome", "-session", "-limit", "-top"} {
 		if !strings.Contains(stdout.String(), w) {
 			t.Errorf("-h does not describe %s", w)
 		}
