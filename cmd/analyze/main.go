@@ -1,11 +1,14 @@
 // Command analyze reads a dataset written by ingest and prints reports on
 // it: the overview (false successes over 2xx, outcomes by layer), tools,
-// and clients and servers, as aligned text, JSON, CSV or Markdown, over the
-// exchanges the filters select. `analyze -h` describes every report, filter
-// and format. The queries live in package report (report/doc.go says how
-// the dataset is read); this command parses flags and writes the output.
+// clients and servers, and retries, as aligned text, JSON, CSV or
+// Markdown, over the exchanges the filters select; `analyze check` is a CI
+// gate with thresholds and JUnit XML. `analyze -h` describes every report,
+// filter and format. The queries live in package report (report/doc.go
+// says how the dataset is read); this command parses flags and writes the
+// output, one file per command (reports.go, check.go).
 //
 //	analyze [-data DIR] [-format F] [-o FILE] [filters] [REPORT...]
+//	analyze check [-data DIR] [filters] [thresholds] [-junit FILE]
 package main
 
 import (
@@ -17,8 +20,12 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is the command: its exit status is 0 on success, 1 when the dataset
-// cannot be read or the output written, 2 on bad flags.
+// run is the command. The reports' exit status is 0 on success, 1 when
+// the dataset cannot be read or the output written, 2 on bad flags;
+// check's is in check.go.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "check" {
+		return runCheck(args[1:], stdout, stderr)
+	}
 	return runReports(args, stdout, stderr)
 }

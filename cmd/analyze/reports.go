@@ -19,6 +19,7 @@ import (
 var reportNames = []string{"overview", "tools", "clients", "retries"}
 
 const usageText = `usage: analyze [flags] [REPORT...]
+       analyze check [flags] THRESHOLD... [-junit FILE]   (analyze check -h)
 
 Prints reports on a dataset written by ingest (default ./out): every report,
 or the ones named. Flags may come before or after the report names.
@@ -78,6 +79,10 @@ Other flags:
   -data DIR  the dataset directory (default ./out); a lone directory argument
              is taken as -data too.
 
+A CI gate: analyze check fails (exit 1) when a threshold is exceeded, and
+can write JUnit XML.
+  analyze check -max-false-success-rate 0.01 -max-unsafe-retries 0 -fail-on TOOL_ERROR,HTTP_ERROR -junit check.xml
+
 Exit status: 0 reports written; 1 the dataset is missing or unreadable, or the
 output could not be written; 2 bad flags.
 `
@@ -91,9 +96,14 @@ type options struct {
 	reports           []string
 }
 
-func parseFlags(args []string, stderr io.Writer, now time.Time) (*options, error) {
+// parseFlags parses the flags every command shares; check, when not nil,
+// adds analyze check's thresholds (and then no report name is accepted).
+func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlags) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	if check != nil {
+		check.register(fs)
+	}
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.data, "data", "./out", "")
 	fs.StringVar(&o.format, "format", "text", "")
@@ -122,6 +132,8 @@ func parseFlags(args []string, stderr io.Writer, now time.Time) (*options, error
 	}
 	for _, a := range rest {
 		switch {
+		case check != nil:
+			return nil, fmt.Errorf("analyze check takes no argument (%q): use -data DIR", a)
 		case slices.Contains(reportNames, a):
 			if !slices.Contains(o.reports, a) {
 				o.reports = append(o.reports, a)
@@ -200,7 +212,7 @@ func parseTime(name, s string, now time.Time) (time.Time, error) {
 }
 
 func runReports(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr, time.Now())
+	o, err := parseFlags(args, stderr, time.Now(), nil)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)
 		return 0
