@@ -79,6 +79,17 @@ var columns = []column{
 	{"retry_after_respected", "BOOLEAN"},
 	{"duplicate_of", "VARCHAR"},
 	{"duplicate_side_effect", "BOOLEAN"},
+	{"sse_events", "INTEGER"},
+	{"stream_end", "VARCHAR"},
+	{"stream_complete", "BOOLEAN"},
+	{"resume_problem", "VARCHAR"},
+	{"session_expired", "BOOLEAN"},
+	{"reinitialized", "BOOLEAN"},
+	{"session_stuck", "BOOLEAN"},
+	{"cancelled", "BOOLEAN"},
+	{"late_response", "BOOLEAN"},
+	{"mrtr_round", "INTEGER"},
+	{"chain_outcome", "VARCHAR"},
 }
 
 // knownColumns are the exchanges columns this build's schema writes.

@@ -16,7 +16,7 @@ import (
 )
 
 // reportNames are the reports, in the order they print.
-var reportNames = []string{"overview", "tools", "clients", "retries"}
+var reportNames = []string{"overview", "tools", "clients", "retries", "streams"}
 
 const usageText = `usage: analyze [flags] [REPORT...]
        analyze check [flags] THRESHOLD... [-junit FILE]   (analyze check -h)
@@ -44,6 +44,11 @@ Reports:
              nor idempotent; side effects done twice; Retry-After ignored;
              duplicates; exchanges POSTed more than once; unsafe ones per tool.
                analyze -since 2026-10-17 retries
+  streams    event streams and how they ended, incomplete streams, broken
+             resumptions; expired sessions and whether the client
+             re-initialised, requests stuck on a dead session; cancellations
+             and late responses; MRTR chains and how they ended.
+               analyze -server notes streams
 
 Output:
   -format F  text (aligned tables, the default), json (one object: meta, then
@@ -245,6 +250,8 @@ func runReports(args []string, stdout, stderr io.Writer) int {
 			r, err = d.Peers(ctx, o.limit)
 		case "retries":
 			r, err = d.Retries(ctx, o.limit)
+		case "streams":
+			r, err = d.Streams(ctx)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "analyze: %v\n", err)

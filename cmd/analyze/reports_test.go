@@ -338,6 +338,20 @@ func checkReports(t *testing.T, dir, where string, args ...string) {
 		sqlRows(t, db, `SELECT coalesce(tool_name, '(none)'), count(*) FILTER (WHERE retry_unsafe), count(*) FILTER (WHERE duplicate_side_effect)
 			FROM x WHERE (retry_unsafe OR duplicate_side_effect)`+and+` GROUP BY ALL`))
 
+	// Streams and sessions.
+	sameRows(t, "streams.summary", j.rows(t, "streams", "summary", "event_streams", "incomplete_streams", "resume_problems", "sessions_expired",
+		"reinitialized", "not_reinitialized", "session_stuck", "cancelled", "late_responses", "mrtr_chains"),
+		sqlRows(t, db, `SELECT count(sse_events), count(*) FILTER (WHERE outcome = 'STREAM_INCOMPLETE'), count(*) FILTER (WHERE resume_problem IS NOT NULL),
+			count(*) FILTER (WHERE session_expired), count(*) FILTER (WHERE session_expired AND reinitialized = true),
+			count(*) FILTER (WHERE session_expired AND reinitialized = false), count(*) FILTER (WHERE session_stuck),
+			count(*) FILTER (WHERE outcome = 'CANCELLED'), count(*) FILTER (WHERE late_response), count(*) FILTER (WHERE mrtr_round = 1) FROM x`+w))
+	sameRowSet(t, "streams.stream_ends", j.rows(t, "streams", "stream_ends", "stream_end", "streams", "complete", "incomplete", "cancelled"),
+		sqlRows(t, db, `SELECT CASE WHEN stream_end IS NULL THEN '(not logged)' ELSE stream_end END, count(*), count(*) FILTER (WHERE stream_complete = true),
+			count(*) FILTER (WHERE outcome = 'STREAM_INCOMPLETE'), count(*) FILTER (WHERE outcome = 'CANCELLED') FROM x WHERE sse_events IS NOT NULL`+and+` GROUP BY ALL`))
+	sameRowSet(t, "streams.mrtr", j.rows(t, "streams", "mrtr", "chain_outcome", "chains", "rounds", "max_round"),
+		sqlRows(t, db, `SELECT CASE WHEN chain_outcome IS NULL THEN '(unknown)' ELSE chain_outcome END, count(*) FILTER (WHERE mrtr_round = 1), count(*), max(mrtr_round)
+			FROM x WHERE mrtr_round IS NOT NULL`+and+` GROUP BY ALL`))
+
 	// Clients and servers.
 	for _, who := range []string{"client", "server"} {
 		sameRowSet(t, "clients."+who+"s", j.rows(t, "clients", who+"s", who, "exchanges", "success_rate", "failure_rate", "transport_rate", "protocol_rate",
@@ -473,7 +487,7 @@ func TestNoDataset(t *testing.T) {
 	if code := run([]string{"-h"}, &stdout, &stderr); code != 0 {
 		t.Errorf("-h: exit %d", code)
 	}
-	for _, w := range []string{"overview", "tools", "clients", "retries", "-format", "-o FILE", "-since", "-until", "-client", "-server", "-tool", "-method", "-outcome", "-session", "-limit", "-top"} {
+	for _, w := range []string{"overview", "tools", "clients", "retries", "streams", "check", "-format", "-o FILE", "-since", "-until", "-client", "-server", "-tool", "-method", "-outcome", "-session", "-limit", "-top"} {
 		if !strings.Contains(stdout.String(), w) {
 			t.Errorf("-h does not describe %s", w)
 		}
