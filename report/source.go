@@ -90,6 +90,9 @@ var columns = []column{
 	{"late_response", "BOOLEAN"},
 	{"mrtr_round", "INTEGER"},
 	{"chain_outcome", "VARCHAR"},
+	{"ended_at", "TIMESTAMPTZ"},
+	{"jsonrpc_id", "VARCHAR"},
+	{"reason", "VARCHAR"},
 }
 
 // knownColumns are the exchanges columns this build's schema writes.

@@ -71,7 +71,7 @@ type checkResult struct {
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	c := &checkFlags{}
-	o, err := parseFlags(args, stderr, time.Now(), c)
+	o, err := parseFlags(args, stderr, time.Now(), c, "check")
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, checkUsage)
 		return 0

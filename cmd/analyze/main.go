@@ -5,10 +5,11 @@
 // gate with thresholds and JUnit XML. `analyze -h` describes every report,
 // filter and format. The queries live in package report (report/doc.go
 // says how the dataset is read); this command parses flags and writes the
-// output, one file per command (reports.go, check.go).
+// output, one file per command (reports.go, check.go, session.go).
 //
 //	analyze [-data DIR] [-format F] [-o FILE] [filters] [REPORT...]
 //	analyze check [-data DIR] [filters] [thresholds] [-junit FILE]
+//	analyze session [ID] [-data DIR] [-format F] [-o FILE]
 package main
 
 import (
@@ -26,6 +27,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "check" {
 		return runCheck(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "session" {
+		return runSession(args[1:], stdout, stderr)
 	}
 	return runReports(args, stdout, stderr)
 }

@@ -20,6 +20,7 @@ var reportNames = []string{"overview", "tools", "clients", "retries", "streams"}
 
 const usageText = `usage: analyze [flags] [REPORT...]
        analyze check [flags] THRESHOLD... [-junit FILE]   (analyze check -h)
+       analyze session [ID] [flags]
 
 Prints reports on a dataset written by ingest (default ./out): every report,
 or the ones named. Flags may come before or after the report names.
@@ -84,6 +85,12 @@ Other flags:
   -data DIR  the dataset directory (default ./out); a lone directory argument
              is taken as -data too.
 
+One session as a story: analyze session ID lists every exchange of the
+session (session_id as written, a pseudonym) in order, with attempts, HTTP
+statuses, outcomes and retry links (#N: the row repeated); analyze session
+without ID lists the sessions with the most failures.
+  analyze session                   analyze session -format markdown k1:3f9a2c
+
 A CI gate: analyze check fails (exit 1) when a threshold is exceeded, and
 can write JUnit XML.
   analyze check -max-false-success-rate 0.01 -max-unsafe-retries 0 -fail-on TOOL_ERROR,HTTP_ERROR -junit check.xml
@@ -102,8 +109,9 @@ type options struct {
 }
 
 // parseFlags parses the flags every command shares; check, when not nil,
-// adds analyze check's thresholds (and then no report name is accepted).
-func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlags) (*options, error) {
+// adds analyze check's thresholds. cmd names a command that takes no
+// report names ("" for the reports).
+func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlags, cmd string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
 	if check != nil {
@@ -137,8 +145,8 @@ func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlag
 	}
 	for _, a := range rest {
 		switch {
-		case check != nil:
-			return nil, fmt.Errorf("analyze check takes no argument (%q): use -data DIR", a)
+		case cmd != "":
+			return nil, fmt.Errorf("analyze %s takes no more arguments (%q): use -data DIR", cmd, a)
 		case slices.Contains(reportNames, a):
 			if !slices.Contains(o.reports, a) {
 				o.reports = append(o.reports, a)
@@ -217,7 +225,7 @@ func parseTime(name, s string, now time.Time) (time.Time, error) {
 }
 
 func runReports(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr, time.Now(), nil)
+	o, err := parseFlags(args, stderr, time.Now(), nil, "")
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)
 		return 0
