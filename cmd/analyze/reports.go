@@ -35,7 +35,8 @@ Reports:
                analyze overview
   tools      per tool (tools/call): calls, error rate by layer (transport,
              protocol, tool error), false successes, latency p50/p90/p99 in ms;
-             then each tool's top errors (outcome, code, redacted message).
+             then each tool's top errors (outcome, final HTTP status, JSON-RPC
+             code, redacted message).
                analyze -top 5 tools
   clients    outcome rates per client_name@client_version and per
              server_name@server_version, with false-success rates.
