@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"mcptrace/classify"
 	"mcptrace/correlate"
 	"mcptrace/dataset"
 	"mcptrace/metrics"
@@ -102,7 +103,7 @@ type Summary struct {
 	Exchanges    int64
 	ByOutcome    map[string]int64
 	Correlation  correlate.Stats
-	FalseSuccess int64 // HTTP 2xx on the final attempt but not a success outcome
+	FalseSuccess int64 // HTTP 2xx on the final attempt, then a failure (classify.FalseSuccess)
 	// Diagnosis counts (rows written with each flag set).
 	SuspectHidden        int64            // TOOL_SUCCESS rows whose content says the tool failed
 	SessionStuck         int64            // rows sent on, or answered for, a dead session
@@ -151,13 +152,10 @@ func (s *Summary) SkippedTotal() int64 {
 	return n
 }
 
-// falseSuccess: the HTTP status said 2xx but the exchange did not succeed.
+// falseSuccess: the HTTP status said 2xx but the exchange failed (the one
+// rule, classify.FalseSuccess; analyze counts with it too).
 func falseSuccess(e *schema.Exchange) bool {
-	n := len(e.HTTPStatuses)
-	if n == 0 || e.HTTPStatuses[n-1] < 200 || e.HTTPStatuses[n-1] > 299 {
-		return false
-	}
-	return e.Outcome != "TOOL_SUCCESS" && e.Outcome != "SUCCESS"
+	return classify.FalseSuccess(classify.FinalStatus(e.HTTPStatuses), e.Outcome) != ""
 }
 
 // Outcomes returns the outcome counts in a stable order.

@@ -28,10 +28,11 @@ func TestAnalyzeReportsCounts(t *testing.T) {
 		"garbage",
 	}
 	s := ingestAndAnalyze(t, dir, strings.Join(lines, "\n")+"\n")
-	for _, want := range []string{`4 exchanges in 1 files`,
+	for _, want := range []string{`exchanges +4\n`, `exchanges files read +1\n`,
 		`TOOL_SUCCESS +application +1 +25\.0%`, `TOOL_ERROR +application +1 +25\.0%`,
 		`JSONRPC_ERROR +protocol +1 +25\.0%`, `HTTP_ERROR +transport +1 +25\.0%`,
-		`false successes \(final HTTP status 2xx, outcome not a success\): 2\n`, `quarantined input lines: 1\n`} {
+		`false successes \(2xx, then a failure\) +2\n`, `quarantined input records \(unfiltered\) +1\n`,
+		`tool_error +tool error \(isError\) +TOOL_ERROR +1 +33\.3%`, `jsonrpc_error +JSON-RPC error +JSONRPC_ERROR +1 +33\.3%`} {
 		if !regexp.MustCompile(want).MatchString(s) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}

@@ -268,7 +268,7 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	if s.Merging {
 		fmt.Fprintf(w, "  merged:        %d client/server pairs written as one row (sides = both)\n", s.Merged)
 	}
-	fmt.Fprintf(w, "  false successes (HTTP 2xx, not a success): %d\n", s.FalseSuccess)
+	fmt.Fprintf(w, "  false successes (HTTP 2xx, then a failure): %d\n", s.FalseSuccess)
 	fmt.Fprintf(w, "  suspect hidden errors (TOOL_SUCCESS whose text says it failed): %d\n", s.SuspectHidden)
 	fmt.Fprintf(w, "  stuck on a dead session: %d\n", s.SessionStuck)
 	fmt.Fprintf(w, "  side effects done twice (non-idempotent tool ran again): %d\n", s.DuplicateSideEffects)
