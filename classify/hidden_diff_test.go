@@ -31,6 +31,7 @@ func checkSame(t testing.TB, where string, result string) {
 func checkText(t testing.TB, where, text string) {
 	t.Helper()
 	for _, cut := range []bool{false, true} {
+		checkStatus(t, where, text)
 		gs, gr := judgeText(text, cut)
 		ws, wr := oldJudgeText(text, cut)
 		if gs != ws || gr != wr {
@@ -194,4 +195,31 @@ func FuzzHiddenFailureSameAsOracle(f *testing.F) {
 			checkSame(t, "fuzz", `{"content":[{"type":"text","text":`+s+`}]}`)
 		}
 	})
+}
+
+// checkStatus compares statusInText with the regular expression it
+// replaced, on a text as textKind reads it (lower-cased) and as written.
+func checkStatus(t testing.TB, where, text string) {
+	t.Helper()
+	for _, s := range []string{strings.ToLower(text), text} {
+		if got, want := statusInText(s), oldStatus(s); got != want {
+			t.Fatalf("%s: statusInText(%.300q) = %q, the regular expression says %q", where, s, got, want)
+		}
+	}
+}
+
+func TestStatusInTextSameAsRegexp(t *testing.T) {
+	for _, s := range []string{"HTTP 401", "http:503", "status code: 503", "status code 503", "status: 429",
+		"status codes 503", "error 429", "error429", "xerror 429", "error 4290", "error 429_", "error 429.",
+		"Error:\t\n 504 x", "status code", "status code:", "http::503", "statuscode 503", "status  code 503",
+		"error: 500", "http 40", "e", "", "status code 408 and http 401"} {
+		checkStatus(t, "table", s)
+	}
+}
+
+func FuzzStatusInTextSameAsRegexp(f *testing.F) {
+	for _, s := range []string{"HTTP 401", "status code: 503", "status codes 503", "error 429_", "x http\t:\f502"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkStatus(t, "fuzz", s) })
 }

@@ -6,6 +6,7 @@ package classify
 // functions the rewrite changed are copied; the rules they call are shared.
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -150,4 +151,14 @@ func (l *lineCtx) oldProse() bool {
 		}
 	}
 	return false
+}
+
+// oldStatusInText is the regular expression statusInText replaced.
+var oldStatusInText = regexp.MustCompile(`\b(?:http|status(?: code)?|error)\s*:?\s*(40[138]|429|50[234])\b`)
+
+func oldStatus(text string) string {
+	if m := oldStatusInText.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
 }
