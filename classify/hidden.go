@@ -64,7 +64,7 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 		if len(raw) > hiddenEnvelope {
 			suspect, reason = judgeText(headOfString(raw), true)
 		} else {
-			suspect, reason = judgeText(gjson.Parse(raw).Str, false)
+			suspect, reason = judgeText(stringValue(raw), false)
 		}
 		if suspect {
 			return true, reason
@@ -74,6 +74,18 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 		return judgeEnvelope(gjson.Parse(sc))
 	}
 	return false, ""
+}
+
+// stringValue is the value of the JSON string literal raw (gjson's
+// Parse(raw).Str): a literal without escapes is its inside, shared, not
+// copied; one with escapes is unescaped by gjson.
+func stringValue(raw string) string {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if in := raw[1 : n-1]; strings.IndexByte(in, '\\') < 0 && strings.IndexByte(in, '"') < 0 {
+			return in
+		}
+	}
+	return gjson.Parse(raw).Str
 }
 
 // firstText returns the raw text (a string literal) of the first text
@@ -307,6 +319,8 @@ type lineCtx struct {
 	next      string // the second line, if any
 	oneLine   bool   // the whole text is this line
 	short     bool   // the text is short enough for phrase rules
+	// proseKnown, isProse cache prose(): two rules ask it of one line.
+	proseKnown, isProse bool
 }
 
 // start applies the rules about how a text starts.
@@ -656,14 +670,31 @@ func terminator(rest string) bool {
 	return false
 }
 
-// prose: a definition or an explanation of an error, not an error.
+// prose: a definition or an explanation of an error, not an error (the
+// line holds " is a ", " means ", " indicates ", " refers to " or "what
+// does "). One pass over the spaces of the line, remembered.
 func (l *lineCtx) prose() bool {
-	for _, w := range []string{" is a ", " means ", " indicates ", " refers to ", "what does "} {
-		if strings.Contains(l.low, w) {
+	if !l.proseKnown {
+		l.proseKnown, l.isProse = true, proseLine(l.low)
+	}
+	return l.isProse
+}
+
+func proseLine(low string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(low[i:], ' ')
+		if j < 0 {
+			break
+		}
+		i += j
+		switch r := low[i+1:]; {
+		case strings.HasPrefix(r, "is a "), strings.HasPrefix(r, "means "), strings.HasPrefix(r, "indicates "),
+			strings.HasPrefix(r, "refers to "):
 			return true
 		}
+		i++
 	}
-	return false
+	return strings.Contains(low, "what does ")
 }
 
 // phrase classes, lower case, in the order they are tried.

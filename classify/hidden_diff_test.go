@@ -1,0 +1,225 @@
+package classify
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"mcptrace/internal/traffic"
+)
+
+// checkSame compares the detector with its oracle on one tool result
+// object (raw JSON), and the text rules on every string in it.
+func checkSame(t testing.TB, where string, result string) {
+	t.Helper()
+	content, sc := members(result, "content", "structuredContent")
+	raw, ok := firstText(content)
+	gs, gr := hiddenFailure(raw, ok, sc)
+	ws, wr := oldHiddenFailure(raw, ok, sc)
+	if gs != ws || gr != wr {
+		t.Fatalf("%s: result %.300q: new (%v, %q), old (%v, %q)", where, result, gs, gr, ws, wr)
+	}
+}
+
+// checkText compares the text rules with their oracle on one text, whole
+// and cut.
+func checkText(t testing.TB, where, text string) {
+	t.Helper()
+	for _, cut := range []bool{false, true} {
+		checkStatus(t, where, text)
+		gs, gr := judgeText(text, cut)
+		ws, wr := oldJudgeText(text, cut)
+		if gs != ws || gr != wr {
+			t.Fatalf("%s: text %.300q (cut %v): new (%v, %q), old (%v, %q)", where, text, cut, gs, gr, ws, wr)
+		}
+	}
+	lit, _ := json.Marshal(text)
+	if s := string(lit); stringValue(s) != gjson.Parse(s).Str {
+		t.Fatalf("%s: stringValue(%.300q) differs from gjson", where, s)
+	}
+}
+
+// walk visits every JSON value of v: each object is judged as a tool
+// result, each string as a text and, when it holds JSON (a body inside a
+// log record), walked in turn. It returns how many objects it judged.
+func walk(t testing.TB, where string, v gjson.Result, depth int) int {
+	n := 0
+	switch {
+	case v.IsObject():
+		checkSame(t, where, v.Raw)
+		n++
+		v.ForEach(func(_, x gjson.Result) bool { n += walk(t, where, x, depth); return true })
+	case v.IsArray():
+		v.ForEach(func(_, x gjson.Result) bool { n += walk(t, where, x, depth); return true })
+	case v.Type == gjson.String:
+		checkText(t, where, v.Str)
+		if depth < 4 {
+			n += walkBody(t, where, v.Str, depth+1)
+		}
+	}
+	return n
+}
+
+// walkBody walks a body: a JSON value, or lines of them (NDJSON, an event
+// stream's data lines).
+func walkBody(t testing.TB, where, body string, depth int) int {
+	if gjson.Valid(body) {
+		return walk(t, where, gjson.Parse(body), depth)
+	}
+	n := 0
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "data:")
+		if line = strings.TrimSpace(line); line != "" && gjson.Valid(line) {
+			n += walk(t, where, gjson.Parse(line), depth)
+		}
+	}
+	return n
+}
+
+// TestHiddenFailureSameAsOracle: the detector gives the oracle's verdict
+// on the detector's corpus, every test input of the package, every sample
+// and generated traffic (both sides, wire and HAR).
+func TestHiddenFailureSameAsOracle(t *testing.T) {
+	judged := 0
+	var files []string
+	for _, root := range []string{"testdata", "../samples"} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	matches, _ := filepath.Glob("*_test.go")
+	files = append(files, matches...)
+	if len(files) < 20 {
+		t.Fatalf("only %d input files found", len(files))
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		judged += walkBody(t, p, s, 0)
+		if strings.HasSuffix(p, ".go") {
+			// Go test sources: every string literal is a text, and a
+			// JSON one a result.
+			for _, lit := range goLiterals(s) {
+				checkText(t, p, lit)
+				judged += walkBody(t, p, lit, 1)
+			}
+		}
+		if strings.HasSuffix(p, ".txt") {
+			// Corpus records: each as a text and as a tool result.
+			for _, rec := range strings.Split(s, "----8<----") {
+				checkText(t, p, rec)
+				lit, _ := json.Marshal(rec)
+				checkSame(t, p, `{"content":[{"type":"text","text":`+string(lit)+`}]}`)
+				judged++
+			}
+		}
+	}
+	for _, o := range []traffic.Options{
+		{Format: "wire", Side: "client", Seed: 1, Bytes: 6 << 20},
+		{Format: "wire", Side: "server", Seed: 2, Bytes: 3 << 20},
+		{Format: "har", Seed: 3, Bytes: 3 << 20},
+	} {
+		var buf bytes.Buffer
+		if _, err := traffic.Write(&buf, o); err != nil {
+			t.Fatal(err)
+		}
+		judged += walkBody(t, o.Format+"/"+o.Side, buf.String(), 0)
+	}
+	if judged < 10000 {
+		t.Fatalf("only %d objects judged", judged)
+	}
+	t.Logf("%d objects judged the same", judged)
+}
+
+// goLiterals returns the contents of the back-quoted and double-quoted
+// string literals of a Go source (roughly: enough to find the inputs).
+func goLiterals(src string) []string {
+	var out []string
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '`':
+			j := strings.IndexByte(src[i+1:], '`')
+			if j < 0 {
+				return out
+			}
+			out = append(out, src[i+1:i+1+j])
+			i += j + 1
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' && src[j] != '\n' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j < len(src) && src[j] == '"' {
+				var s string
+				if json.Unmarshal([]byte(src[i:j+1]), &s) == nil {
+					out = append(out, s)
+				}
+			}
+			i = j
+		}
+	}
+	return out
+}
+
+// FuzzHiddenFailureSameAsOracle: on any text (as a first text block, as
+// structuredContent, as a raw result) the detector and its oracle agree.
+func FuzzHiddenFailureSameAsOracle(f *testing.F) {
+	for _, s := range []string{"Error: x", "HTTP 503 Service Unavailable", "what does Error: mean", "ls: cannot access 'x'",
+		`{"error":"x"}`, "<title>404 Not Found</title>", "Found 3 \"x\":\n1. a", "  \ufeff❌ **Failed to fetch**",
+		"x is a 404 status", "a\\b\"c", "\u2028", "ERROR [2026-01-02] x", strings.Repeat("a ", 400) + "timed out"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkText(t, "fuzz", s)
+		lit, _ := json.Marshal(s)
+		checkSame(t, "fuzz", `{"content":[{"type":"text","text":`+string(lit)+`}]}`)
+		checkSame(t, "fuzz", `{"content":[],"structuredContent":`+s+`}`)
+		checkSame(t, "fuzz", s)
+		// The literal as written, escapes and all (not only as
+		// encoding/json writes it).
+		if strings.HasPrefix(s, `"`) {
+			checkSame(t, "fuzz", `{"content":[{"type":"text","text":`+s+`}]}`)
+		}
+	})
+}
+
+// checkStatus compares statusInText with the regular expression it
+// replaced, on a text as textKind reads it (lower-cased) and as written.
+func checkStatus(t testing.TB, where, text string) {
+	t.Helper()
+	for _, s := range []string{strings.ToLower(text), text} {
+		if got, want := statusInText(s), oldStatus(s); got != want {
+			t.Fatalf("%s: statusInText(%.300q) = %q, the regular expression says %q", where, s, got, want)
+		}
+	}
+}
+
+func TestStatusInTextSameAsRegexp(t *testing.T) {
+	for _, s := range []string{"HTTP 401", "http:503", "status code: 503", "status code 503", "status: 429",
+		"status codes 503", "error 429", "error429", "xerror 429", "error 4290", "error 429_", "error 429.",
+		"Error:\t\n 504 x", "status code", "status code:", "http::503", "statuscode 503", "status  code 503",
+		"error: 500", "http 40", "e", "", "status code 408 and http 401"} {
+		checkStatus(t, "table", s)
+	}
+}
+
+func FuzzStatusInTextSameAsRegexp(f *testing.F) {
+	for _, s := range []string{"HTTP 401", "status code: 503", "status codes 503", "error 429_", "x http\t:\f502"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkStatus(t, "fuzz", s) })
+}
