@@ -529,17 +529,17 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			switch {
 			case !batch:
 				if m.Kind == schema.MsgResponse || m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther {
-					at.Messages = append(at.Messages, m)
+					at.Messages = c.appendMsg(at.Messages, m)
 				}
 			case m.Kind == schema.MsgResponse:
 				// A batch member takes its own response, and an error
 				// without an id that rejects the whole batch.
 				if classify.SameID(m.ID, rq.ID) || (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent) {
-					at.Messages = append(at.Messages, m)
+					at.Messages = c.appendMsg(at.Messages, m)
 					attached[j] = true
 				}
 			case (m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther) && !junk:
-				at.Messages = append(at.Messages, m) // one example is enough to judge
+				at.Messages = c.appendMsg(at.Messages, m) // one example is enough to judge
 				attached[j] = true
 				junk = true
 			}

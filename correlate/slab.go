@@ -2,6 +2,8 @@ package correlate
 
 import (
 	"cmp"
+	"strconv"
+	"strings"
 
 	"mcptrace/schema"
 )
@@ -39,6 +41,14 @@ func (s *slab[T]) put(v T) *T {
 	return &s.buf[len(s.buf)-1]
 }
 
+// one returns a slice of length and capacity 1 holding v: what append
+// makes of a nil slice, from the slab (a later append to it copies it out).
+func (s *slab[T]) one(v T) []T {
+	s.put(v)
+	n := len(s.buf)
+	return s.buf[n-1 : n : n]
+}
+
 // rowSlabs are a correlator's slabs for the columns its rows fill when
 // they are judged: the rows of judged exchanges are emitted at once, so
 // their chunks are soon free.
@@ -51,7 +61,26 @@ type rowSlabs struct {
 	// events for the Linker (Item.ev), which reads and drops them.
 	rows   slab[schema.Exchange]
 	events slab[linkEvent]
+	// An attempt's first message (classify.Attempt.Messages), kept by
+	// its exchange until it is judged.
+	msgs slab[schema.Message]
 }
+
+// appendMsg is append(ms, m), the first message from the slab.
+func (c *Correlator) appendMsg(ms []schema.Message, m schema.Message) []schema.Message {
+	if ms == nil {
+		if c.slabs.msgs.chunk == 0 {
+			c.slabs.msgs.chunk = msgChunk
+		}
+		return c.slabs.msgs.one(m)
+	}
+	return append(ms, m)
+}
+
+// msgChunk is how many attempts' first messages share a chunk (an
+// exchange that waits long after its answer, held for a cancel or another
+// attempt, keeps its chunk alive).
+const msgChunk = 32
 
 // linkEv is &ev from the slab.
 func (c *Correlator) linkEv(ev linkEvent) *linkEvent { return c.slabs.events.put(ev) }
@@ -121,3 +150,32 @@ func (b *rowBox) put(s string) *string {
 //
 //go:noinline
 func heapStr(s string) *string { return &s }
+
+// smallIDs are the texts of the ids 0 to len-1, the ids most conversations
+// use (a client numbers its requests from 0 or 1).
+var smallIDs = func() (t [1024]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+// ownIDText is a copy of an id's text that keeps nothing of the record it
+// was read from: the package's own text for a small decimal number (no
+// sign, no leading zero), else a clone.
+func ownIDText(s string) string {
+	if n := len(s); n >= 1 && n <= 4 && (s[0] != '0' || n == 1) {
+		v := 0
+		for i := 0; i < n; i++ {
+			d := s[i] - '0'
+			if d > 9 {
+				return strings.Clone(s)
+			}
+			v = v*10 + int(d)
+		}
+		if v < len(smallIDs) {
+			return smallIDs[v]
+		}
+	}
+	return strings.Clone(s)
+}

@@ -103,3 +103,14 @@ func FuzzConversationKey(f *testing.F) {
 		}
 	})
 }
+
+func FuzzOwnIDText(f *testing.F) {
+	for _, s := range []string{"0", "1", "17", "1023", "1024", "9999", "01", "-1", "1.0", "", "abc", "12a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := ownIDText(s); got != s {
+			t.Fatalf("ownIDText(%q) = %q", s, got)
+		}
+	})
+}
