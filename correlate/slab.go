@@ -61,26 +61,21 @@ type rowSlabs struct {
 	// events for the Linker (Item.ev), which reads and drops them.
 	rows   slab[schema.Exchange]
 	events slab[linkEvent]
-	// An attempt's first message (classify.Attempt.Messages), kept by
-	// its exchange until it is judged.
-	msgs slab[schema.Message]
 }
 
-// appendMsg is append(ms, m), the first message from the slab.
-func (c *Correlator) appendMsg(ms []schema.Message, m schema.Message) []schema.Message {
-	if ms == nil {
-		if c.slabs.msgs.chunk == 0 {
-			c.slabs.msgs.chunk = msgChunk
-		}
-		return c.slabs.msgs.one(m)
+// appendMsg is append(ms, m) for an attempt of ex: the exchange's first
+// attempt message goes in its own slot (exLive.msg1), which lives and dies
+// with the exchange's evidence. (A slab shared by several exchanges kept
+// every one's messages, and the bodies they point to, alive until the last
+// was judged: the live heap of an ingest grew by a fifth.)
+func appendMsg(ex *exchange, ms []schema.Message, m schema.Message) []schema.Message {
+	if ms == nil && !ex.msg1Used {
+		ex.msg1Used = true
+		ex.msg1[0] = m
+		return ex.msg1[:1:1]
 	}
 	return append(ms, m)
 }
-
-// msgChunk is how many attempts' first messages share a chunk (an
-// exchange that waits long after its answer, held for a cancel or another
-// attempt, keeps its chunk alive).
-const msgChunk = 32
 
 // linkEv is &ev from the slab.
 func (c *Correlator) linkEv(ev linkEvent) *linkEvent { return c.slabs.events.put(ev) }
