@@ -296,8 +296,6 @@ type exLive struct {
 	row          *schema.Exchange // nil once judged and emitted
 	attempts     []classify.Attempt
 	att1         [1]classify.Attempt // where attempts starts: most exchanges make one
-	msg1         [1]schema.Message   // where the first attempt's messages start (appendMsg)
-	msg1Used     bool
 	response     *schema.Message
 	stray        []schema.Message
 	reported     *schema.Reported
@@ -531,17 +529,17 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			switch {
 			case !batch:
 				if m.Kind == schema.MsgResponse || m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther {
-					at.Messages = appendMsg(ex, at.Messages, m)
+					at.Messages = append(at.Messages, m)
 				}
 			case m.Kind == schema.MsgResponse:
 				// A batch member takes its own response, and an error
 				// without an id that rejects the whole batch.
 				if classify.SameID(m.ID, rq.ID) || (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent) {
-					at.Messages = appendMsg(ex, at.Messages, m)
+					at.Messages = append(at.Messages, m)
 					attached[j] = true
 				}
 			case (m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther) && !junk:
-				at.Messages = appendMsg(ex, at.Messages, m) // one example is enough to judge
+				at.Messages = append(at.Messages, m) // one example is enough to judge
 				attached[j] = true
 				junk = true
 			}

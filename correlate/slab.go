@@ -41,14 +41,6 @@ func (s *slab[T]) put(v T) *T {
 	return &s.buf[len(s.buf)-1]
 }
 
-// one returns a slice of length and capacity 1 holding v: what append
-// makes of a nil slice, from the slab (a later append to it copies it out).
-func (s *slab[T]) one(v T) []T {
-	s.put(v)
-	n := len(s.buf)
-	return s.buf[n-1 : n : n]
-}
-
 // rowSlabs are a correlator's slabs for the columns its rows fill when
 // they are judged: the rows of judged exchanges are emitted at once, so
 // their chunks are soon free.
@@ -61,20 +53,6 @@ type rowSlabs struct {
 	// events for the Linker (Item.ev), which reads and drops them.
 	rows   slab[schema.Exchange]
 	events slab[linkEvent]
-}
-
-// appendMsg is append(ms, m) for an attempt of ex: the exchange's first
-// attempt message goes in its own slot (exLive.msg1), which lives and dies
-// with the exchange's evidence. (A slab shared by several exchanges kept
-// every one's messages, and the bodies they point to, alive until the last
-// was judged: the live heap of an ingest grew by a fifth.)
-func appendMsg(ex *exchange, ms []schema.Message, m schema.Message) []schema.Message {
-	if ms == nil && !ex.msg1Used {
-		ex.msg1Used = true
-		ex.msg1[0] = m
-		return ex.msg1[:1:1]
-	}
-	return append(ms, m)
 }
 
 // linkEv is &ev from the slab.
@@ -108,17 +86,20 @@ func (r *rowSlabs) str(s string) *string {
 type rowBox struct {
 	row  schema.Exchange
 	strs [attachStrs]string
-	n    int
+	n    uint8
 	// Where HTTPStatuses starts: most rows have one attempt. A copy of
 	// the row taken before its first attempt (none is: rows are copied
 	// when judged) would share it, as rows share the array append grows.
 	statuses [1]int32
 }
 
-// attachStrs is how many texts attach fills at most (session, id and its
-// type, retry of and basis, scenario, client and server names and
-// versions, tool, URL).
-const attachStrs = 12
+// attachStrs is how many texts of attach the box holds: as many as a row
+// usually has (session, id and its type, scenario, client and server names
+// and versions, tool, URL) and as many as keep the box in the 1,024-byte
+// size class (1,008 bytes), so that a row waiting for its answer takes no
+// more memory than the row and its texts did before; the rarer ones
+// (retry of and basis) may go to the heap.
+const attachStrs = 10
 
 // str is schema.Str from the box's slots, or from the heap once they are
 // used up.
@@ -131,7 +112,7 @@ func (b *rowBox) str(s string) *string {
 
 // put is str for a column that is set even when its text is empty.
 func (b *rowBox) put(s string) *string {
-	if b.n == len(b.strs) {
+	if int(b.n) == len(b.strs) {
 		return heapStr(s)
 	}
 	b.strs[b.n] = s
