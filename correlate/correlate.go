@@ -93,6 +93,11 @@ type Correlator struct {
 	heldByLog map[logKey]*heldHeap // server rows held for a same-id repeat, by log
 	wm        time.Time            // the watermark of the observation being added
 
+	slabs       rowSlabs         // what judged rows point to (slab.go)
+	idScratch   []byte           // exchangeID's
+	keyBuf      []byte           // the conversation key of the observation being added
+	respScratch []schema.Message // addHTTP's
+
 	self *selfDriven // New's correlator, which keeps its own clock and Linker
 }
 
@@ -149,13 +154,27 @@ func LineageKey(o *schema.Observation) string {
 // ConversationKey returns the key of the conversation an observation belongs
 // to.
 func ConversationKey(o *schema.Observation) string {
+	return string(appendConversationKey(nil, o))
+}
+
+// appendConversationKey appends ConversationKey(o) to b: the correlator
+// looks conversations up by it without making a string for every record.
+func appendConversationKey(b []byte, o *schema.Observation) []byte {
+	b = append(b, o.Side...)
+	b = append(b, '|')
+	b = append(b, o.Format...)
 	switch {
 	case o.SessionID != "":
-		return string(o.Side) + "|" + o.Format + "|s|" + o.SessionID
+		b = append(b, "|s|"...)
+		return append(b, o.SessionID...)
 	case o.Connection != "":
-		return string(o.Side) + "|" + o.Format + "|c|" + o.Pos.Source + "|" + o.Connection
+		b = append(b, "|c|"...)
+		b = append(b, o.Pos.Source...)
+		b = append(b, '|')
+		return append(b, o.Connection...)
 	}
-	return string(o.Side) + "|" + o.Format + "|f|" + o.Pos.Source
+	b = append(b, "|f|"...)
+	return append(b, o.Pos.Source...)
 }
 
 type idKey struct {
@@ -276,6 +295,7 @@ type exchange struct {
 type exLive struct {
 	row          *schema.Exchange // nil once judged and emitted
 	attempts     []classify.Attempt
+	att1         [1]classify.Attempt // where attempts starts: most exchanges make one
 	response     *schema.Message
 	stray        []schema.Message
 	reported     *schema.Reported
@@ -306,9 +326,10 @@ type chain struct {
 }
 
 func (c *Correlator) conv(o *schema.Observation) *conversation {
-	k := ConversationKey(o)
-	cv := c.convs[k]
+	c.keyBuf = appendConversationKey(c.keyBuf[:0], o)
+	cv := c.convs[string(c.keyBuf)]
 	if cv == nil {
+		k := string(c.keyBuf)
 		lk := logOf(o)
 		cv = &conversation{key: k, lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
 		c.convs[k] = cv
@@ -366,7 +387,8 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	c.Stats.Observations++
 	internObservation(o)
 	t := o.EndOrStart()
-	if old := c.convs[ConversationKey(o)]; old != nil && c.overAt(old, t) {
+	c.keyBuf = appendConversationKey(c.keyBuf[:0], o)
+	if old := c.convs[string(c.keyBuf)]; old != nil && c.overAt(old, t) {
 		// The record comes after its conversation's idle timeout or
 		// MaxHold: the conversation ends here, whether or not a sweep
 		// has ended it already (sweeps run at Marks, which depend on how
@@ -406,7 +428,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		cv.server = schema.Implementation{Name: o.ServerName, Version: o.ServerVersion}
 	}
 	var used, notes, strays int
-	c.tally = &parkTally{}
+	c.tally = nil // made when a response parks
 	if o.Paired {
 		used, notes, strays = c.addPaired(cv, o)
 	} else if o.HTTP == nil {
@@ -421,7 +443,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	switch {
 	case used > 0:
 		c.Stats.Contributing++
-	case c.tally.remaining > 0:
+	case c.tally != nil && c.tally.remaining > 0:
 		c.Stats.Parked++
 		c.tally.labelled, c.tally.notes = true, notes > 0
 	case notes > 0:
@@ -454,7 +476,16 @@ func (c *Correlator) count(p pairing, used, strays *int) {
 func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, notes, strays int) {
 	h := o.HTTP
 	var reqs []*schema.Message
-	var respMsgs []schema.Message
+	// The response's messages, in a buffer kept for the next record: no
+	// message is kept by its address (attach, pairResponse, park and the
+	// attempts copy them), and they are cleared when done, so that the
+	// buffer does not keep their bodies alive.
+	respMsgs := c.respScratch[:0]
+	c.respScratch = nil
+	defer func() {
+		clear(respMsgs)
+		c.respScratch = respMsgs[:0]
+	}()
 	for i := range o.Messages {
 		m := &o.Messages[i]
 		if m.Where == schema.InRequestBody {
@@ -512,6 +543,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 				attached[j] = true
 				junk = true
 			}
+		}
+		if ex.attempts == nil {
+			ex.attempts = ex.att1[:0:1]
 		}
 		ex.attempts = append(ex.attempts, at)
 		st := int32(0)
@@ -708,10 +742,12 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	conflict := idConflict(cv, list, m, o, fromServer, inst)
 	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
-		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{row: &schema.Exchange{}, log: logOf(o)}}
+		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: logOf(o)}}
+	box := &rowBox{}
+	ex.row = &box.row
 	c.attachN++
 	r := ex.row
-	r.ExchangeID = exchangeID(o.Pos, m)
+	r.ExchangeID, c.idScratch = exchangeID(o.Pos, m, c.idScratch)
 	ex.exID = r.ExchangeID
 	r.Source = o.Pos.Source
 	r.SourceLine = o.Pos.Line
@@ -723,32 +759,31 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	r.StartedAt = o.Time
 	r.EndedAt = o.EndOrStart()
 	r.Transport = string(o.Transport)
-	r.SessionID = schema.Str(o.SessionID)
+	r.SessionID = box.str(o.SessionID)
 	r.Method = m.Method
-	r.HTTPStatuses = []int32{}
+	r.HTTPStatuses = box.statuses[:0:1]
 	if m.ID.Valid() {
-		r.JSONRPCID = schema.Str(m.ID.Text)
-		t := m.ID.Type.String()
-		r.JSONRPCIDType = &t
+		r.JSONRPCID = box.str(m.ID.Text)
+		r.JSONRPCIDType = box.put(m.ID.Type.String())
 	}
 	r.RetryOrigin = retryOrigin
-	r.RetryOf = schema.Str(retryOf)
-	r.RetryBasis = schema.Str(basis)
-	r.Scenario = schema.Str(o.Scenario)
+	r.RetryOf = box.str(retryOf)
+	r.RetryBasis = box.str(basis)
+	r.Scenario = box.str(o.Scenario)
 	r.Format = o.Format
 	r.Late = c.late
 	r.IDConflict = conflict
 	ex.truncated = m.Truncated
 	if o.ClientName != "" {
-		r.ClientName, r.ClientVersion = schema.Str(o.ClientName), schema.Str(o.ClientVersion)
+		r.ClientName, r.ClientVersion = box.str(o.ClientName), box.str(o.ClientVersion)
 	}
 	if o.ServerName != "" {
-		r.ServerName, r.ServerVersion = schema.Str(o.ServerName), schema.Str(o.ServerVersion)
+		r.ServerName, r.ServerVersion = box.str(o.ServerName), box.str(o.ServerVersion)
 	}
 	p := paramsOf(m) // repeated keys: the last wins, as in JSON.parse
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
 		if p.hasName {
-			r.ToolName = schema.Str(p.name)
+			r.ToolName = box.str(p.name)
 			if m.Method == "tools/call" {
 				ex.toolName = p.name // what retry safety looks up among the tools
 			}
@@ -760,7 +795,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		r.Arguments = rawBytes(p.arguments)
 	}
 	if o.HTTP != nil {
-		r.URL = schema.Str(o.HTTP.URL)
+		r.URL = box.str(o.HTTP.URL)
 	}
 	if !fromServer && m.ID.Valid() && m.CallHash != 0 {
 		c.link(cv, ex, o, p)
@@ -772,7 +807,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
 		// sessions: it re-initialized.
-		c.emit(Item{kind: itemInit, conv: cv.first, ev: &linkEvent{log: cv.lin, client: owned(p.clientInfoName), time: o.Time}})
+		c.emit(Item{kind: itemInit, conv: cv.first, ev: c.linkEv(linkEvent{log: cv.lin, client: owned(p.clientInfoName), time: o.Time})})
 	}
 	if m.Method == "initialize" {
 		if p.clientInfo.Object {
@@ -815,26 +850,33 @@ func orSDK(t string) string {
 	return t
 }
 
-func exchangeID(pos schema.Position, m *schema.Message) string {
-	h := sha256.New()
+// exchangeID names an exchange by where its request was read: the first
+// 12 bytes of the SHA-256 of the record's source, line (and sub-record),
+// the id's type and text, the batch index and the SSE event, in hex. The
+// text hashed is built in scratch, which it returns for the next call: one
+// allocation, the id itself.
+func exchangeID(pos schema.Position, m *schema.Message, scratch []byte) (string, []byte) {
 	src := pos.ID // the canonical identity, when the pipeline set it
 	if src == "" {
 		src = pos.Source
 	}
-	h.Write([]byte(src))
-	h.Write([]byte{0})
-	h.Write(strconv.AppendInt(nil, pos.Line, 10))
+	b := append(scratch[:0], src...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, pos.Line, 10)
 	if pos.Sub != 0 {
-		h.Write([]byte{'.'})
-		h.Write(strconv.AppendInt(nil, int64(pos.Sub), 10))
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(pos.Sub), 10)
 	}
-	h.Write([]byte{0, byte(m.ID.Type)})
-	h.Write([]byte(m.ID.Text))
-	h.Write([]byte{0})
-	h.Write(strconv.AppendInt(nil, int64(m.BatchIndex), 10))
-	h.Write([]byte{0})
-	h.Write(strconv.AppendInt(nil, int64(m.Event), 10))
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	b = append(b, 0, byte(m.ID.Type))
+	b = append(b, m.ID.Text...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(m.BatchIndex), 10)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(m.Event), 10)
+	sum := sha256.Sum256(b)
+	var out [24]byte
+	hex.Encode(out[:], sum[:12])
+	return string(out[:]), b
 }
 
 // pairResponse pairs a response with the newest open request of its id sent
@@ -865,6 +907,9 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 	if seen || !m.ID.Valid() {
 		c.Stats.StrayMessages++
 		return stray
+	}
+	if c.tally == nil {
+		c.tally = &parkTally{}
 	}
 	c.tally.remaining++
 	cv.park(k, pendingResp{msg: *m, end: o.EndOrStart(), toServer: toServer, tally: c.tally})
@@ -935,47 +980,44 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	v := classify.Classify(&ev)
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
 	r.ErrorCode = v.ErrorCode
-	r.ErrorMessage = schema.Str(v.ErrorMessage)
+	r.ErrorMessage = c.slabs.str(v.ErrorMessage)
 	if v.Judged != nil && !v.Judged.Truncated {
 		if d, ok := errorData(v.Judged); ok && v.ErrorCode != nil {
-			r.ErrorData = schema.Str(d)
+			r.ErrorData = c.slabs.str(d)
 		}
 		if v.Outcome == classify.ToolError {
-			r.ToolErrorText = schema.Str(classify.ToolText(v.Judged))
+			r.ToolErrorText = c.slabs.str(classify.ToolText(v.Judged))
 		}
 	}
-	r.ErrorType = schema.Str(v.ErrorType)
-	r.ErrorKind, r.RPCStatusCode, r.ServerError = schema.Str(v.ErrorKind), schema.Str(v.RPCStatusCode), v.ServerError
-	r.ResultType = schema.Str(v.ResultType)
+	r.ErrorType = c.slabs.str(v.ErrorType)
+	r.ErrorKind, r.RPCStatusCode, r.ServerError = c.slabs.str(v.ErrorKind), c.slabs.str(v.RPCStatusCode), v.ServerError
+	r.ResultType = c.slabs.str(v.ResultType)
 	r.IsError = v.IsError
-	r.SuspectHiddenError, r.SuspectReason = v.Suspect, schema.Str(v.SuspectReason)
+	r.SuspectHiddenError, r.SuspectReason = v.Suspect, c.slabs.str(v.SuspectReason)
 	r.Cancelled = ex.cancelled
 	r.Truncated = ex.truncated || (v.Judged != nil && v.Judged.Truncated)
-	r.ProtocolVersion = schema.Str(version)
+	r.ProtocolVersion = c.slabs.str(version)
 	if classify.Stateless(version) {
 		r.SessionID = nil // no sessions from 2026-07-28 on (OpenTelemetry: mcp.session.id MUST NOT be set)
 	}
 	if n := len(ex.attempts); n > 0 {
 		last := &ex.attempts[n-1]
-		r.ContentType = schema.Str(last.ContentType)
-		r.TransportFail = schema.Str(last.Failure)
+		r.ContentType = c.slabs.str(last.ContentType)
+		r.TransportFail = c.slabs.str(last.Failure)
 		if last.SSE {
-			events := ex.sseEvents
-			r.SSEEvents = &events
-			complete := v.Judged != nil && v.Judged.Where == schema.InPostStream
-			r.StreamComplete = &complete
-			r.StreamEnd = schema.Str(last.StreamEnd)
+			r.SSEEvents = c.slabs.i32s.put(ex.sseEvents)
+			r.StreamComplete = c.slabs.bools.put(v.Judged != nil && v.Judged.Where == schema.InPostStream)
+			r.StreamEnd = c.slabs.str(last.StreamEnd)
 		}
 	}
 	if v.Judged != nil {
-		w := v.Judged.Where.String()
-		r.ResponseWhere = &w
+		r.ResponseWhere = c.slabs.strs.put(v.Judged.Where.String())
 		if ex.method == "initialize" && v.Outcome == classify.Success {
 			version, server, hasServer := initializeResult(v.Judged)
 			cv.version = version
 			if r.ProtocolVersion == nil && cv.version != "" {
 				// The handshake's own row carries the version it negotiated.
-				r.ProtocolVersion = schema.Str(cv.version)
+				r.ProtocolVersion = c.slabs.str(cv.version)
 			}
 			if hasServer {
 				cv.server = server
@@ -983,15 +1025,14 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		}
 	}
 	if !ex.noEnd && ((v.Outcome != classify.NoResponse && v.Outcome != classify.Cancelled && v.Outcome != classify.Unknown) || ex.response != nil) {
-		ms := float64(r.EndedAt.Sub(r.StartedAt).Microseconds()) / 1000
-		r.LatencyMS = &ms
+		r.LatencyMS = c.slabs.f64s.put(float64(r.EndedAt.Sub(r.StartedAt).Microseconds()) / 1000)
 	}
-	r.RetryAfter = schema.Str(ex.retryAfter)
+	r.RetryAfter = c.slabs.str(ex.retryAfter)
 	if r.ClientName == nil && cv.client.Name != "" {
-		r.ClientName, r.ClientVersion = schema.Str(cv.client.Name), schema.Str(cv.client.Version)
+		r.ClientName, r.ClientVersion = c.slabs.str(cv.client.Name), c.slabs.str(cv.client.Version)
 	}
 	if r.ServerName == nil && cv.server.Name != "" {
-		r.ServerName, r.ServerVersion = schema.Str(cv.server.Name), schema.Str(cv.server.Version)
+		r.ServerName, r.ServerVersion = c.slabs.str(cv.server.Name), c.slabs.str(cv.server.Version)
 	}
 	r.LateResponse = ex.lateResponse
 	r.MatchHash, r.ConvKey = ex.paramsHash, cv.key

@@ -109,9 +109,9 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 	if cv.cut {
 		row.HoldCut = true
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: &row, hold: hold}
+	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: c.emitted(&row), hold: hold}
 	if hold {
-		it.ev = &linkEvent{log: cv.lin}
+		it.ev = c.linkEv(linkEvent{log: cv.lin})
 	}
 	c.emit(it)
 }
@@ -122,9 +122,9 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 	if cv.cut {
 		row.HoldCut = true
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: &row, hold: hold, ran: int32(ex.ran)}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}
 	if hold || !ex.diag.stuckSince.IsZero() {
-		it.ev = &linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince}
+		it.ev = c.linkEv(linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince})
 	}
 	c.emit(it)
 }
@@ -136,9 +136,9 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	cv.linked, ex.linked = true, true
 	cv.told = convState{cv.expired, cv.client.Name}
 	ex.told = ex.state()
-	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: &linkEvent{log: cv.lin, callHash: ex.callHash, exID: ex.exID,
+	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin, callHash: ex.callHash, exID: ex.exID,
 		time: ex.startedAt, session: cv.session, target: cv.targetOf(o), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
-		originNone: ex.row.RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)}})
+		originNone: ex.row.RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)})})
 }
 
 // tellState tells the Linker that a remembered request's retry state
@@ -149,7 +149,7 @@ func (c *Correlator) tellState(ex *exchange) {
 	}
 	if st := ex.state(); st != ex.told {
 		ex.told = st
-		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: &linkEvent{state: st}})
+		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{state: st})})
 	}
 }
 
@@ -161,7 +161,7 @@ func (c *Correlator) tellConv(cv *conversation) {
 	}
 	if st := (convState{cv.expired, cv.client.Name}); st != cv.told {
 		cv.told = st
-		c.emit(Item{kind: itemConv, conv: cv.first, ev: &linkEvent{conv: st}})
+		c.emit(Item{kind: itemConv, conv: cv.first, ev: c.linkEv(linkEvent{conv: st})})
 	}
 }
 

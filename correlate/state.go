@@ -119,7 +119,7 @@ func (cv *conversation) own(ex *exchange) {
 	r := ex.row
 	ex.method = internMethod(ex.method)
 	r.Method = ex.method
-	ex.id.Text = strings.Clone(ex.id.Text)
+	ex.id.Text = ownIDText(ex.id.Text)
 	if r.JSONRPCID != nil {
 		*r.JSONRPCID = ex.id.Text
 	}

@@ -224,9 +224,11 @@ func (t *Table[T]) Write(src Source, rows []T) error {
 	}
 	now := t.pol.Now()
 	for start := 0; start < len(rows); {
-		dt := t.dayOf(&rows[start]).UTC().Format("2006-01-02")
+		day := t.dayOf(&rows[start]).UTC()
+		dt := day.Format("2006-01-02")
+		y, m, d := day.Date()
 		end := start + 1
-		for end < len(rows) && t.dayOf(&rows[end]).UTC().Format("2006-01-02") == dt {
+		for end < len(rows) && sameDay(t.dayOf(&rows[end]).UTC(), y, m, d) {
 			end++
 		}
 		if err := t.writeRun(src, dt, rows[start:end], now); err != nil {
@@ -236,6 +238,13 @@ func (t *Table[T]) Write(src Source, rows []T) error {
 		start = end
 	}
 	return nil
+}
+
+// sameDay says t falls on the day y-m-d: what comparing their
+// "2006-01-02" partitions says, without formatting every row.
+func sameDay(t time.Time, y int, m time.Month, d int) bool {
+	ty, tm, td := t.Date()
+	return ty == y && tm == m && td == d
 }
 
 func (t *Table[T]) writeRun(src Source, dt string, rows []T, now time.Time) error {
