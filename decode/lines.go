@@ -105,7 +105,73 @@ type LineReader struct {
 	abandoned bool
 	head      []byte
 	err       error // sticky, once a line was abandoned
+	// A line longer than bigLine is gathered in chunks (chunks, chunked
+	// bytes in them), not by growing buf: growing a slice by append copies
+	// the line again at every step (about five times its size allocated for
+	// a line of 150 MB, two or three times its size live at once), where
+	// the chunks hold it once and join copies it once, into a slice of
+	// exactly its size that the caller may keep (owned).
+	chunks  [][]byte
+	chunked int
+	owned   bool
 }
+
+// bigLine is the length past which a line is gathered in chunks; the
+// reader's reused buffer never grows past it.
+var bigLine = 1 << 20 // a variable for the tests, which make it small
+
+// add appends frag (a slice of the bufio.Reader's buffer) to the line.
+func (l *LineReader) add(frag []byte) {
+	if l.chunks == nil && len(l.buf)+len(frag) <= bigLine {
+		l.buf = append(l.buf, frag...)
+		return
+	}
+	if l.chunks == nil {
+		l.chunks = [][]byte{l.buf}
+		l.chunked = len(l.buf)
+		l.buf = nil // the reused buffer went into the chunks; a fresh one is made for the next line
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	if len(*last)+len(frag) > cap(*last) {
+		// A new chunk, as large as what is gathered so far (up to 64 MiB):
+		// few chunks, and at most that much capacity unused.
+		n := max(len(frag), min(l.chunked, 64<<20), bigLine)
+		l.chunks = append(l.chunks, make([]byte, 0, n))
+		last = &l.chunks[len(l.chunks)-1]
+	}
+	*last = append(*last, frag...)
+	l.chunked += len(frag)
+}
+
+// size is the length of the line gathered so far.
+func (l *LineReader) size() int {
+	if l.chunks != nil {
+		return l.chunked
+	}
+	return len(l.buf)
+}
+
+// first is the start of the line gathered so far.
+func (l *LineReader) first() []byte {
+	if l.chunks != nil {
+		return l.chunks[0]
+	}
+	return l.buf
+}
+
+// join copies the chunks into one slice of the line's size and drops them.
+func (l *LineReader) join() []byte {
+	b := make([]byte, 0, l.chunked)
+	for _, c := range l.chunks {
+		b = append(b, c...)
+	}
+	l.chunks, l.chunked = nil, 0
+	return b
+}
+
+// Owned says the line last returned is not reused by the reader: the
+// caller may keep it past the next call (a line longer than bigLine).
+func (l *LineReader) Owned() bool { return l.owned }
 
 // NewLineReader reads r with lines of at most max bytes. It skips an
 // over-long line up to its newline, or abandons the input when the skip runs
@@ -169,6 +235,8 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 		return nil, false, l.err
 	}
 	l.buf = l.buf[:0]
+	l.chunks, l.chunked = nil, 0
+	l.owned = false
 	l.abandoned = false
 	l.start = l.off
 	total := int64(0)
@@ -177,13 +245,14 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 		total += int64(len(frag))
 		l.off += int64(len(frag))
 		if !tooLong {
-			if len(l.buf)+len(frag) > l.max+2 {
+			if l.size()+len(frag) > l.max+2 {
 				tooLong = true
-				l.head = append(l.head[:0], l.buf[:min(len(l.buf), excerptBytes)]...)
+				l.head = append(l.head[:0], l.first()[:min(len(l.first()), excerptBytes)]...)
+				l.chunks, l.chunked = nil, 0
 				l.head = append(l.head, frag[:min(len(frag), excerptBytes-len(l.head))]...)
 				l.buf = l.buf[:0]
 			} else {
-				l.buf = append(l.buf, frag...)
+				l.add(frag)
 			}
 		}
 		if err == bufio.ErrBufferFull {
@@ -204,10 +273,17 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 		}
 		l.lineNo++
 		if tooLong {
+			l.chunks, l.chunked = nil, 0
 			l.tooLong = total
 			return nil, true, nil
 		}
-		line := bytes.TrimRight(l.buf, "\r\n")
+		buf := l.buf
+		l.owned = false
+		if l.chunks != nil {
+			buf = l.join()
+			l.owned = true
+		}
+		line := bytes.TrimRight(buf, "\r\n")
 		if len(line) > l.max {
 			l.tooLong = total
 			l.head = append(l.head[:0], line[:min(len(line), excerptBytes)]...)
@@ -246,6 +322,10 @@ type Line struct {
 	Abandoned bool
 	Head      []byte
 	Detail    string
+	// Owned says Text is not reused by ReadLines after the call: the callee
+	// may keep it instead of copying it (a long line, gathered into a slice
+	// of its own).
+	Owned bool
 }
 
 // Reason is the quarantine reason of a too-long line (ReasonLineTooLong, or
@@ -299,6 +379,7 @@ func ReadLines(r io.Reader, opt LineOptions, fn func(l Line) error) error {
 			l.Detail = lr.TooLongDetail()
 		} else {
 			l.Text = text
+			l.Owned = lr.Owned()
 			if l.No == 1 {
 				l.Text = trimBOM(l.Text)
 			}

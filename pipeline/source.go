@@ -418,6 +418,8 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 			case l.TooLong:
 				it.reason, it.detail = l.Reason(), l.Detail
 				it.head = append([]byte(nil), l.Head...)
+			case l.Owned:
+				it.line = l.Text // a long line: ReadLines made it a slice of its own, no copy
 			default:
 				it.line = append([]byte(nil), l.Text...)
 			}
