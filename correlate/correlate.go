@@ -88,6 +88,8 @@ type Correlator struct {
 	flushing bool
 	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
 	marks    markCount                  // Marks with the same Seq, for Key.Again
+	fresh    []*exchange                // requests attached by the observation being added (state.go, keepOwn)
+	names    names                      // text shared by the rows of every conversation (state.go)
 
 	// Ids (ids.go).
 	heldByLog map[logKey]*heldHeap // server rows held for a same-id repeat, by log
@@ -385,6 +387,7 @@ func (cv *conversation) seen(pos schema.Position) {
 func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) {
 	c.seq, c.key, c.attachN = seq, Key{Seq: seq}, 0
 	c.Stats.Observations++
+	defer c.keepOwn()
 	internObservation(o)
 	t := o.EndOrStart()
 	c.keyBuf = appendConversationKey(c.keyBuf[:0], o)
@@ -818,7 +821,8 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		cv.client = implementation(p.metaClientInfo)
 		c.tellConv(cv)
 	}
-	cv.own(ex)
+	cv.own(ex, &c.names)
+	c.fresh = append(c.fresh, ex)
 	cv.addByID(keyOf(ex.id), ex) // keyed by its own copy of the id
 	cv.openList = append(cv.openList, ex)
 	cv.open++

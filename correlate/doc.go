@@ -378,7 +378,13 @@
 // (DefaultHistory, 128; 16 times that in a conversation keyed by its
 // file, which may interleave many clients) and, once it holds dozens,
 // none started more than IdleTimeout before its logs' time; its open
-// requests are always kept. A request further back is forgotten as if
+// requests are always kept. An open request keeps its row as it will be
+// written (with its arguments, copied once its record is done, so that it
+// no longer holds the record's decoded bodies and messages), its attempts'
+// statuses and failures, and no response body it has not paired. The text
+// conversations repeat (URL, target, tool name) is shared among the
+// conversations of a correlator through a bounded table (state.go). A
+// request further back is forgotten as if
 // never seen: the same id or call sent again is a new exchange (no
 // same-id attempt, no retry_of), a late duplicate of its response waits
 // like a response whose request has not come (stray at the end, unless a

@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -114,8 +115,12 @@ func (cv *conversation) parkCancel(k dirKey) {
 // its conversation, or keep copies of their own, rather than pieces of the
 // record and the message they were read from: an open exchange would
 // otherwise keep those alive for as long as it waits (a never-answered
-// request of a conversation that never ends, for the whole run).
-func (cv *conversation) own(ex *exchange) {
+// request of a conversation that never ends, for the whole run). The text
+// a conversation keeps (its URL, target and tool) is shared with the other
+// conversations of the correlator through nm (most go to a few servers).
+// The arguments are made the row's own by keepOwn once the observation is
+// done, and only for a row still waiting then.
+func (cv *conversation) own(ex *exchange, nm *names) {
 	r := ex.row
 	ex.method = internMethod(ex.method)
 	r.Method = ex.method
@@ -125,16 +130,16 @@ func (cv *conversation) own(ex *exchange) {
 	}
 	ex.reqVersion = internVersion(ex.reqVersion)
 	if r.ToolName != nil {
-		*r.ToolName = cv.share(&cv.tool, *r.ToolName)
+		*r.ToolName = nm.share(&cv.tool, *r.ToolName)
 	}
 	if ex.toolName != "" {
-		ex.toolName = cv.share(&cv.tool, ex.toolName)
+		ex.toolName = nm.share(&cv.tool, ex.toolName)
 	}
 	if r.SessionID != nil && *r.SessionID == cv.session {
 		*r.SessionID = cv.session
 	}
 	if r.URL != nil {
-		*r.URL = cv.share(&cv.url, *r.URL)
+		*r.URL = nm.share(&cv.url, *r.URL)
 	}
 	if ex.method == "initialize" {
 		// Its clientInfo names the conversation's client from now on.
@@ -154,18 +159,71 @@ func (cv *conversation) own(ex *exchange) {
 	}
 }
 
-// share returns s as the conversation keeps it in *keep: the same text
-// when it has not changed, else a copy that it keeps from now on.
-func (cv *conversation) share(keep *string, s string) string {
+// keepOwn runs when an observation is done: a request it attached whose
+// row still waits (not answered, or held) gets its own copy of its
+// arguments, which were a view into the body the decoder unescaped. Until
+// then it shares them, so an exchange answered in its own record (most)
+// costs no copy; a waiting one no longer keeps its whole record's bodies
+// alive (the request's envelope and a response stream's events).
+func (c *Correlator) keepOwn() {
+	for i, ex := range c.fresh {
+		c.fresh[i] = nil
+		if ex.exLive == nil || ex.row == nil || len(ex.row.Arguments) == 0 {
+			continue // its row has gone out
+		}
+		args := bytes.Clone(ex.row.Arguments)
+		if u := ex.unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &ex.row.Arguments[0] {
+			u.Arguments = args
+		}
+		ex.row.Arguments = args
+	}
+	c.fresh = c.fresh[:0]
+}
+
+// names interns text that repeats across conversations (URLs, targets,
+// tool names), with a bound: the table starts again when full, and long
+// text gets a copy of its own.
+type names struct {
+	m map[string]string
+}
+
+const (
+	namesMax = 512  // longer text is copied, not interned
+	namesCap = 4096 // entries before the table starts again
+)
+
+func (nm *names) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > namesMax {
+		return strings.Clone(s)
+	}
+	if v, ok := nm.m[s]; ok {
+		return v
+	}
+	if nm.m == nil {
+		nm.m = make(map[string]string, 64)
+	} else if len(nm.m) >= namesCap {
+		clear(nm.m)
+	}
+	v := strings.Clone(s)
+	nm.m[v] = v
+	return v
+}
+
+// share returns s as a conversation keeps it in *keep: the same text when
+// it has not changed, else the interned text, which it keeps from now on.
+func (nm *names) share(keep *string, s string) string {
 	if s != *keep {
-		*keep = strings.Clone(s)
+		*keep = nm.intern(s)
 	}
 	return *keep
 }
 
 // targetOf is targetOf(o) as the conversation keeps it.
-func (cv *conversation) targetOf(o *schema.Observation) string {
-	return cv.share(&cv.target, targetOf(o))
+func (cv *conversation) targetOf(o *schema.Observation, nm *names) string {
+	return nm.share(&cv.target, targetOf(o))
 }
 
 func ownImpl(i schema.Implementation) schema.Implementation {
