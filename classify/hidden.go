@@ -3,6 +3,7 @@ package classify
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -282,7 +283,8 @@ func judgeText(text string, cut bool) (bool, string) {
 	if line == "" || isLogLine(line) || isLocation(line) {
 		return false, "" // a log excerpt or a listing of matches, not the tool's own word
 	}
-	l := lineCtx{line: line, low: lowerASCII(line), next: next,
+	var lowBuf [hiddenHead]byte // line is at most hiddenHead bytes: no copy on the heap
+	l := lineCtx{line: line, low: lowerASCIIInto(lowBuf[:], line), next: next,
 		oneLine: !cut && !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),
 		short:   !cut && len(t) <= hiddenShort}
 	if r := l.start(); r != "" {
@@ -551,12 +553,26 @@ func (l *lineCtx) exception() bool {
 		return false
 	}
 	// The last component (and, for a Java inner class, the one before).
-	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '.' || r == '$' })
-	for k := len(parts) - 1; k >= 0 && k >= len(parts)-2; k-- {
-		p := parts[k]
+	// tok is token characters only (ASCII): its non-empty fields between
+	// '.' and '$' are read from the end, without a slice of them.
+	var last [2]string
+	n, fields, end := 0, 0, len(tok)
+	for j := len(tok) - 1; j >= -1; j-- {
+		if j < 0 || tok[j] == '.' || tok[j] == '$' {
+			if j+1 < end {
+				if n < len(last) {
+					last[n] = tok[j+1 : end]
+					n++
+				}
+				fields++
+			}
+			end = j
+		}
+	}
+	for _, p := range last[:n] {
 		if strings.HasSuffix(p, "Error") || strings.HasSuffix(p, "Exception") ||
 			(strings.HasSuffix(p, "Timeout") && len(p) > len("Timeout")) {
-			return p != "Error" || len(parts) > 1 // a bare "Error" is the error_prefix rule's
+			return p != "Error" || fields > 1 // a bare "Error" is the error_prefix rule's
 		}
 	}
 	return false
@@ -791,7 +807,8 @@ func (l *lineCtx) afterProgram() (lineCtx, bool) {
 	if rest == "" {
 		return lineCtx{}, false
 	}
-	sub := lineCtx{line: rest, low: lowerASCII(rest), next: l.next, oneLine: l.oneLine, short: l.short}
+	// rest is a suffix of l.line, so its lower-cased form is the same suffix of l.low.
+	sub := lineCtx{line: rest, low: l.low[len(l.line)-len(rest):], next: l.next, oneLine: l.oneLine, short: l.short}
 	return sub, true
 }
 
@@ -1194,6 +1211,27 @@ func lowerASCII(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// lowerASCIIInto is lowerASCII written into buf when s fits, so that the
+// caller's stack holds the copy. The result aliases buf: it must not outlive
+// it (escape analysis moves buf to the heap if it does).
+func lowerASCIIInto(buf []byte, s string) string {
+	if isLowerASCII(s) {
+		return s
+	}
+	if len(s) > len(buf) {
+		return lowerASCII(s)
+	}
+	b := buf[:len(s)]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func isLowerASCII(s string) bool {
