@@ -2,7 +2,10 @@ package classify
 
 import (
 	"strings"
+	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -63,6 +66,9 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 	if ok {
 		if len(raw) > hiddenEnvelope {
 			suspect, reason = judgeText(headOfString(raw), true)
+		} else if text, bp, ok := unescapeLiteral(raw); ok {
+			suspect, reason = judgeText(text, false)
+			releaseScratch(text, bp, &reason)
 		} else {
 			suspect, reason = judgeText(stringValue(raw), false)
 		}
@@ -86,6 +92,132 @@ func stringValue(raw string) string {
 		}
 	}
 	return gjson.Parse(raw).Str
+}
+
+// scratchPool holds buffers for unescaped texts judged and then dropped.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, hiddenEnvelope); return &b }}
+
+// unescapeLiteral is stringValue(raw) for a literal with escapes, written
+// into a pooled buffer instead of a new string: gjson's result exactly
+// (invalid escapes and control characters end the text, a \u with bad hex
+// is U+0000, a lone surrogate U+FFFD). ok is false when raw is not one
+// whole literal with escapes; the caller then uses stringValue. A true
+// result must be handed back with releaseScratch.
+func unescapeLiteral(raw string) (string, *[]byte, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return "", nil, false
+	}
+	in := raw[1 : n-1]
+	if strings.IndexByte(in, '\\') < 0 {
+		return "", nil, false
+	}
+	// The literal must end at raw's last byte: no unescaped quote inside
+	// and the last quote not escaped.
+	for i := 0; i < len(in); i++ {
+		switch in[i] {
+		case '\\':
+			i++
+		case '"':
+			return "", nil, false
+		}
+	}
+	// in ends with an odd run of backslashes: the last quote is escaped.
+	k := len(in)
+	for k > 0 && in[k-1] == '\\' {
+		k--
+	}
+	if (len(in)-k)%2 == 1 {
+		return "", nil, false
+	}
+	bp := scratchPool.Get().(*[]byte)
+	out := appendUnescaped((*bp)[:0], in)
+	*bp = out
+	if len(out) == 0 {
+		return "", bp, true
+	}
+	return unsafe.String(&out[0], len(out)), bp, true
+}
+
+// releaseScratch hands text's buffer back to the pool, first copying
+// *reason if it is a part of text.
+func releaseScratch(text string, bp *[]byte, reason *string) {
+	if r := *reason; r != "" && text != "" {
+		lo := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+		p := uintptr(unsafe.Pointer(unsafe.StringData(r)))
+		if p >= lo && p < lo+uintptr(len(text)) {
+			*reason = strings.Clone(r)
+		}
+	}
+	scratchPool.Put(bp)
+}
+
+// appendUnescaped appends the JSON string body in, unescaped, to dst.
+func appendUnescaped(dst []byte, in string) []byte {
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c < ' ' {
+			return dst
+		}
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if i >= len(in) {
+			return dst
+		}
+		switch in[i] {
+		case '\\', '/', '"':
+			dst = append(dst, in[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if i+5 > len(in) {
+				return dst
+			}
+			r := hex4(in[i+1 : i+5])
+			i += 5
+			if r >= 0xD800 && r < 0xDC00 && len(in)-i >= 6 && in[i] == '\\' && in[i+1] == 'u' {
+				if r2 := hex4(in[i+2 : i+6]); r2 >= 0xDC00 && r2 < 0xE000 {
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+			i--
+		default:
+			return dst
+		}
+	}
+	return dst
+}
+
+// hex4 is the value of four hex digits, 0 if any is not one.
+func hex4(s string) rune {
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0
+		}
+	}
+	return r
 }
 
 // firstText returns the raw text (a string literal) of the first text
@@ -282,7 +414,8 @@ func judgeText(text string, cut bool) (bool, string) {
 	if line == "" || isLogLine(line) || isLocation(line) {
 		return false, "" // a log excerpt or a listing of matches, not the tool's own word
 	}
-	l := lineCtx{line: line, low: lowerASCII(line), next: next,
+	var lowBuf [hiddenHead]byte // line is at most hiddenHead bytes: no copy on the heap
+	l := lineCtx{line: line, low: lowerASCIIInto(lowBuf[:], line), next: next,
 		oneLine: !cut && !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),
 		short:   !cut && len(t) <= hiddenShort}
 	if r := l.start(); r != "" {
@@ -551,12 +684,26 @@ func (l *lineCtx) exception() bool {
 		return false
 	}
 	// The last component (and, for a Java inner class, the one before).
-	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '.' || r == '$' })
-	for k := len(parts) - 1; k >= 0 && k >= len(parts)-2; k-- {
-		p := parts[k]
+	// tok is token characters only (ASCII): its non-empty fields between
+	// '.' and '$' are read from the end, without a slice of them.
+	var last [2]string
+	n, fields, end := 0, 0, len(tok)
+	for j := len(tok) - 1; j >= -1; j-- {
+		if j < 0 || tok[j] == '.' || tok[j] == '$' {
+			if j+1 < end {
+				if n < len(last) {
+					last[n] = tok[j+1 : end]
+					n++
+				}
+				fields++
+			}
+			end = j
+		}
+	}
+	for _, p := range last[:n] {
 		if strings.HasSuffix(p, "Error") || strings.HasSuffix(p, "Exception") ||
 			(strings.HasSuffix(p, "Timeout") && len(p) > len("Timeout")) {
-			return p != "Error" || len(parts) > 1 // a bare "Error" is the error_prefix rule's
+			return p != "Error" || fields > 1 // a bare "Error" is the error_prefix rule's
 		}
 	}
 	return false
@@ -791,7 +938,8 @@ func (l *lineCtx) afterProgram() (lineCtx, bool) {
 	if rest == "" {
 		return lineCtx{}, false
 	}
-	sub := lineCtx{line: rest, low: lowerASCII(rest), next: l.next, oneLine: l.oneLine, short: l.short}
+	// rest is a suffix of l.line, so its lower-cased form is the same suffix of l.low.
+	sub := lineCtx{line: rest, low: l.low[len(l.line)-len(rest):], next: l.next, oneLine: l.oneLine, short: l.short}
 	return sub, true
 }
 
@@ -1194,6 +1342,27 @@ func lowerASCII(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// lowerASCIIInto is lowerASCII written into buf when s fits, so that the
+// caller's stack holds the copy. The result aliases buf: it must not outlive
+// it (escape analysis moves buf to the heap if it does).
+func lowerASCIIInto(buf []byte, s string) string {
+	if isLowerASCII(s) {
+		return s
+	}
+	if len(s) > len(buf) {
+		return lowerASCII(s)
+	}
+	b := buf[:len(s)]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func isLowerASCII(s string) bool {
