@@ -225,31 +225,44 @@ func parseTime(name, s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("-%s %q: not a time (RFC 3339, YYYY-MM-DD) or a duration before now (24h)", name, s)
 }
 
-func runReports(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr, time.Now(), nil, "")
+// openDataset parses the flags of a report command (cmd: "" or "session")
+// and opens the dataset they name. It returns the exit status when the
+// command ends there (-h, a bad flag, no dataset), or -1 with the dataset
+// open, which the caller closes.
+func openDataset(ctx context.Context, args []string, stdout, stderr io.Writer, cmd string) (*options, *report.Dataset, int) {
+	o, err := parseFlags(args, stderr, time.Now(), nil, cmd)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usageText)
-		return 0
+		return nil, nil, 0
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "analyze: %v\n\n%s", err, usageText)
-		return 2
+		return nil, nil, 2
 	}
-	ctx := context.Background()
 	d, err := report.Open(ctx, o.data, o.filter)
 	if err != nil {
 		fmt.Fprintf(stderr, "analyze: %v\n", err)
-		return 1
+		return nil, nil, 1
 	}
-	defer d.Close()
 	if o.out != "" {
 		for _, w := range d.Warnings { // the report states them too
 			fmt.Fprintf(stderr, "analyze: warning: %s\n", w)
 		}
 	}
+	return o, d, -1
+}
+
+func runReports(args []string, stdout, stderr io.Writer) int {
+	ctx := context.Background()
+	o, d, code := openDataset(ctx, args, stdout, stderr, "")
+	if code >= 0 {
+		return code
+	}
+	defer d.Close()
 	var reps []*report.Report
 	for _, name := range o.reports {
 		var r *report.Report
+		var err error
 		switch name {
 		case "overview":
 			r, err = d.Overview(ctx)

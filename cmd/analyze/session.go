@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"mcptrace/report"
 )
@@ -20,23 +17,14 @@ func runSession(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		id, args = args[0], args[1:]
 	}
-	o, err := parseFlags(args, stderr, time.Now(), nil, "session")
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usageText)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "analyze: %v\n\n%s", err, usageText)
-		return 2
-	}
 	ctx := context.Background()
-	d, err := report.Open(ctx, o.data, o.filter)
-	if err != nil {
-		fmt.Fprintf(stderr, "analyze: %v\n", err)
-		return 1
+	o, d, code := openDataset(ctx, args, stdout, stderr, "session")
+	if code >= 0 {
+		return code
 	}
 	defer d.Close()
 	var r *report.Report
+	var err error
 	if id == "" {
 		r, err = d.Sessions(ctx, o.limit)
 	} else {
