@@ -365,7 +365,34 @@ func isWordChar(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 // maxKindText bounds how much text the patterns read.
 const maxKindText = 4096
 
-// textKind is the kind the first matching pattern gives, or "".
+// kindPhrase is one phrase of kindPatterns, with its pattern's index.
+type kindPhrase struct {
+	text    string
+	pattern int
+}
+
+// kindPhraseIndex holds the phrases of kindPatterns by their first byte;
+// kindPairs marks the first two bytes of some phrase (every phrase has at
+// least two), so that most places of a text are passed over with one look.
+var kindPhraseIndex, kindPairs = func() (ix [256][]kindPhrase, pairs [1 << 16 / 64]uint64) {
+	for i := range kindPatterns {
+		for _, ph := range kindPatterns[i].phrases {
+			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i})
+			pair := uint16(ph[0])<<8 | uint16(ph[1])
+			pairs[pair/64] |= 1 << (pair % 64)
+		}
+	}
+	return ix, pairs
+}()
+
+// kindTextBuf is how long a text textKind lower-cases on the stack.
+const kindTextBuf = 1024
+
+// textKind is the kind the first matching pattern gives, or "". It finds,
+// in one pass over the text, the first pattern one of whose phrases the
+// text holds; only the patterns before it try their regular expression
+// and statuses, in the order of kindPatterns, so the result is that of
+// trying every pattern in turn.
 func textKind(text string) string {
 	if text == "" {
 		return ""
@@ -373,19 +400,29 @@ func textKind(text string) string {
 	if len(text) > maxKindText {
 		text = text[:maxKindText]
 	}
-	text = strings.ToLower(text)
+	var lowBuf [kindTextBuf]byte
+	if isASCII(text) {
+		// strings.ToLower of an ASCII text, without the heap copy.
+		text = lowerASCIIInto(lowBuf[:], text)
+	} else {
+		// Unicode lower-casing can make ASCII letters (the Kelvin sign
+		// is a "k") and change lengths: as strings.ToLower does it.
+		text = strings.ToLower(text)
+	}
 	status := ""
 	if strings.ContainsAny(text, "0123456789") {
 		status = statusInText(text)
 	}
+	first := firstPhrasePattern(text)
 	for i := range kindPatterns {
 		p := &kindPatterns[i]
-		for _, ph := range p.phrases {
-			if strings.Contains(text, ph) {
-				return p.kind
-			}
+		if i == first {
+			return p.kind
 		}
-		if p.re != nil && containsAny(text, p.needs) && p.re.MatchString(text) {
+		// The text may alias lowBuf: the regular expression gets a copy
+		// (it keeps its input in pooled state, which would move lowBuf to
+		// the heap); few texts hold a pattern's needs.
+		if p.re != nil && containsAny(text, p.needs) && p.re.MatchString(strings.Clone(text)) {
 			return p.kind
 		}
 		for _, st := range p.statuses {
@@ -395,6 +432,37 @@ func textKind(text string) string {
 		}
 	}
 	return ""
+}
+
+// firstPhrasePattern is the index of the first pattern of kindPatterns
+// with a phrase the text holds, len(kindPatterns) when none.
+func firstPhrasePattern(text string) int {
+	best := len(kindPatterns)
+	for at := 0; at+1 < len(text); at++ {
+		pair := uint16(text[at])<<8 | uint16(text[at+1])
+		if kindPairs[pair/64]&(1<<(pair%64)) == 0 {
+			continue
+		}
+		rest := text[at:]
+		for _, p := range kindPhraseIndex[text[at]] {
+			if p.pattern < best && strings.HasPrefix(rest, p.text) {
+				best = p.pattern
+			}
+		}
+		if best == 0 {
+			break
+		}
+	}
+	return best
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func containsAny(text string, needs []string) bool {
@@ -411,6 +479,9 @@ var mcpErrorText = regexp.MustCompile(`^\s*(?:Error:\s*)?MCP error (-?\d{1,9}):\
 // embeddedCode reads TS1's "MCP error <code>: <message>" at the start of a
 // text.
 func embeddedCode(text string) (int64, string, bool) {
+	if !strings.Contains(text, "MCP error ") {
+		return 0, "", false // what the expression needs: most texts never reach it
+	}
 	m := mcpErrorText.FindStringSubmatchIndex(text)
 	if m == nil {
 		return 0, "", false
