@@ -730,20 +730,37 @@ var httpReasons = []string{"bad request", "unauthorized", "payment required", "f
 // httpStart: "HTTP 500 …", "HTTP/1.1 503 …", "HTTP Error 429: …", "404 Not
 // Found", "Service Unavailable: …", "Gateway Timeout".
 func (l *lineCtx) httpStart() string {
-	low := l.low
-	if l.prose() {
+	// The rules look at the first bytes only; prose (a pass over the
+	// line) is asked only of a line they match.
+	if r := httpStartRule(l.low); r != "" && !l.prose() {
+		return r
+	}
+	return ""
+}
+
+// httpStartRule is httpStart's rules, on a lower-cased line: "http …" and
+// "<status> <reason>" start with 'h' and a digit, no reason phrase with
+// either.
+func httpStartRule(low string) string {
+	if low == "" {
 		return ""
 	}
-	for _, p := range []string{"http error ", "http/1.0 ", "http/1.1 ", "http/2 ", "http/3 ", "http "} {
-		if strings.HasPrefix(low, p) && errorStatusAt(low, len(p)) {
+	switch c := low[0]; {
+	case c == 'h':
+		for _, p := range []string{"http error ", "http/1.0 ", "http/1.1 ", "http/2 ", "http/3 ", "http "} {
+			if strings.HasPrefix(low, p) && errorStatusAt(low, len(p)) {
+				return SuspectHTTPStatus
+			}
+		}
+		return ""
+	case c == '4' || c == '5':
+		if errorStatusAt(low, 0) && reasonAt(low, 4) {
 			return SuspectHTTPStatus
 		}
-	}
-	if errorStatusAt(low, 0) && reasonAt(low, 4) {
-		return SuspectHTTPStatus
+		return ""
 	}
 	for _, r := range httpReasons {
-		if strings.HasPrefix(low, r) && terminator(low[len(r):]) && r != "not found" && r != "unauthorized" && r != "forbidden" && r != "conflict" && r != "gone" {
+		if r[0] == low[0] && strings.HasPrefix(low, r) && terminator(low[len(r):]) && r != "not found" && r != "unauthorized" && r != "forbidden" && r != "conflict" && r != "gone" {
 			if r == "too many requests" {
 				return SuspectRateLimited
 			}
@@ -796,7 +813,7 @@ func reasonAt(low string, i int) bool {
 		return false
 	}
 	for _, r := range httpReasons {
-		if strings.HasPrefix(low[i:], r) {
+		if i < len(low) && r[0] == low[i] && strings.HasPrefix(low[i:], r) {
 			return true
 		}
 	}
