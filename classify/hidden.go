@@ -609,7 +609,7 @@ func wordsThenError(low string) bool {
 			}
 			return c != "" && c[0] == ':' && !trivialValue(c[1:])
 		}
-		if strings.ContainsAny(w, ":\"") || words >= 4 {
+		if strings.IndexByte(w, ':') >= 0 || strings.IndexByte(w, '"') >= 0 || words >= 4 {
 			return false
 		}
 		words++
@@ -640,7 +640,7 @@ func (l *lineCtx) failedAfterSubject() bool {
 		if words == 0 && w != "" && isDigit(w[0]) {
 			return false // "3 failed, 211 passed"
 		}
-		if strings.ContainsAny(w, ":") || words >= 3 || j < 0 {
+		if strings.IndexByte(w, ':') >= 0 || words >= 3 || j < 0 {
 			return false
 		}
 		words++
@@ -910,10 +910,14 @@ var phraseIndex = func() (ix [256][]phraseEntry) {
 func (l *lineCtx) phrases(anywhere bool) string {
 	low := l.low
 	clause := len(low)
-	for _, sep := range []string{": ", ". ", "; ", " — "} {
-		if i := strings.Index(low, sep); i >= 0 && i < clause {
+	for _, sep := range []string{": ", ". ", "; "} {
+		// Only a place before clause counts: one ends by clause+len(sep)-1.
+		if i := strings.Index(low[:min(len(low), clause+len(sep)-1)], sep); i >= 0 && i < clause {
 			clause = i
 		}
+	}
+	if i := indexSpacedDash(low); i >= 0 && i < clause {
+		clause = i
 	}
 	best := len(hiddenPhrases)
 	for at := 0; at < len(low); at++ {
@@ -939,11 +943,36 @@ func (l *lineCtx) phrases(anywhere bool) string {
 	return ""
 }
 
+// indexSpacedDash is strings.Index(s, " — ") without stopping at every
+// space: it looks for the dash (a rare first byte), then the space before.
+func indexSpacedDash(s string) int {
+	for off := 0; ; {
+		j := strings.Index(s[off:], "— ")
+		if j < 0 {
+			return -1
+		}
+		if j += off; j > 0 && s[j-1] == ' ' {
+			return j - 1
+		}
+		off = j + 1
+	}
+}
+
+// hasByteOf: s holds one of the (ASCII) bytes of set.
+func hasByteOf(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // afterProgram splits "<program>: <message>" (a single word before the
 // first ": "), dropping curl's "(7) " exit code.
 func (l *lineCtx) afterProgram() (lineCtx, bool) {
 	i := strings.Index(l.line, ": ")
-	if i <= 0 || i > 40 || strings.ContainsAny(l.line[:i], " \t\"'") {
+	if i <= 0 || i > 40 || hasByteOf(l.line[:i], " \t\"'") {
 		return lineCtx{}, false
 	}
 	rest := strings.TrimLeft(l.line[i+2:], " ")
@@ -1059,8 +1088,11 @@ func isLogLine(line string) bool {
 		}
 	}
 	// 203.0.113.9 - - [12/Nov/2026 …
-	if i := strings.Index(line, " - "); i >= 7 && i <= 15 && isDigit(line[0]) && strings.Count(line[:i], ".") == 3 {
-		return true
+	// (The first " - " at 15 or before is the first of line[:18].)
+	if line != "" && isDigit(line[0]) {
+		if i := strings.Index(line[:min(len(line), 18)], " - "); i >= 7 && i <= 15 && strings.Count(line[:i], ".") == 3 {
+			return true
+		}
 	}
 	return false
 }
