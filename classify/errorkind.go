@@ -372,18 +372,27 @@ type kindPhrase struct {
 }
 
 // kindPhraseIndex holds the phrases of kindPatterns by their first byte;
-// kindPairs marks the first two bytes of some phrase (every phrase has at
-// least two), so that most places of a text are passed over with one look.
-var kindPhraseIndex, kindPairs = func() (ix [256][]kindPhrase, pairs [1 << 16 / 64]uint64) {
+// kindHeads marks a hash of the first four bytes of each phrase (every
+// phrase has at least four), so that most places of a text are passed over
+// with one look.
+var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 64]uint64) {
 	for i := range kindPatterns {
 		for _, ph := range kindPatterns[i].phrases {
+			if len(ph) < 4 {
+				panic("classify: kind phrase shorter than 4 bytes: " + ph)
+			}
 			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i})
-			pair := uint16(ph[0])<<8 | uint16(ph[1])
-			pairs[pair/64] |= 1 << (pair % 64)
+			h := headHash(ph)
+			heads[h/64] |= 1 << (h % 64)
 		}
 	}
-	return ix, pairs
+	return ix, heads
 }()
+
+// headHash hashes the first four bytes of s (len(s) >= 4) to 16 bits.
+func headHash(s string) uint32 {
+	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 0x9E3779B1 >> 16
+}
 
 // kindTextBuf is how long a text textKind lower-cases on the stack.
 const kindTextBuf = 1024
@@ -438,9 +447,8 @@ func textKind(text string) string {
 // with a phrase the text holds, len(kindPatterns) when none.
 func firstPhrasePattern(text string) int {
 	best := len(kindPatterns)
-	for at := 0; at+1 < len(text); at++ {
-		pair := uint16(text[at])<<8 | uint16(text[at+1])
-		if kindPairs[pair/64]&(1<<(pair%64)) == 0 {
+	for at := 0; at+4 <= len(text); at++ {
+		if h := headHash(text[at:]); kindHeads[h/64]&(1<<(h%64)) == 0 {
 			continue
 		}
 		rest := text[at:]

@@ -851,10 +851,21 @@ func proseLine(low string) bool {
 			break
 		}
 		i += j
-		switch r := low[i+1:]; {
-		case strings.HasPrefix(r, "is a "), strings.HasPrefix(r, "means "), strings.HasPrefix(r, "indicates "),
-			strings.HasPrefix(r, "refers to "):
-			return true
+		if r := low[i+1:]; r != "" {
+			switch r[0] { // the words' first letters, so most spaces need no comparison
+			case 'i':
+				if strings.HasPrefix(r, "is a ") || strings.HasPrefix(r, "indicates ") {
+					return true
+				}
+			case 'm':
+				if strings.HasPrefix(r, "means ") {
+					return true
+				}
+			case 'r':
+				if strings.HasPrefix(r, "refers to ") {
+					return true
+				}
+			}
 		}
 		i++
 	}
