@@ -365,7 +365,43 @@ func isWordChar(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 // maxKindText bounds how much text the patterns read.
 const maxKindText = 4096
 
-// textKind is the kind the first matching pattern gives, or "".
+// kindPhrase is one phrase of kindPatterns, with its pattern's index.
+type kindPhrase struct {
+	text    string
+	pattern int
+}
+
+// kindPhraseIndex holds the phrases of kindPatterns by their first byte;
+// kindHeads marks a hash of the first four bytes of each phrase (every
+// phrase has at least four), so that most places of a text are passed over
+// with one look.
+var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 64]uint64) {
+	for i := range kindPatterns {
+		for _, ph := range kindPatterns[i].phrases {
+			if len(ph) < 4 {
+				panic("classify: kind phrase shorter than 4 bytes: " + ph)
+			}
+			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i})
+			h := headHash(ph)
+			heads[h/64] |= 1 << (h % 64)
+		}
+	}
+	return ix, heads
+}()
+
+// headHash hashes the first four bytes of s (len(s) >= 4) to 16 bits.
+func headHash(s string) uint32 {
+	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 0x9E3779B1 >> 16
+}
+
+// kindTextBuf is how long a text textKind lower-cases on the stack.
+const kindTextBuf = 1024
+
+// textKind is the kind the first matching pattern gives, or "". It finds,
+// in one pass over the text, the first pattern one of whose phrases the
+// text holds; only the patterns before it try their regular expression
+// and statuses, in the order of kindPatterns, so the result is that of
+// trying every pattern in turn.
 func textKind(text string) string {
 	if text == "" {
 		return ""
@@ -373,19 +409,29 @@ func textKind(text string) string {
 	if len(text) > maxKindText {
 		text = text[:maxKindText]
 	}
-	text = strings.ToLower(text)
+	var lowBuf [kindTextBuf]byte
+	if isASCII(text) {
+		// strings.ToLower of an ASCII text, without the heap copy.
+		text = lowerASCIIInto(lowBuf[:], text)
+	} else {
+		// Unicode lower-casing can make ASCII letters (the Kelvin sign
+		// is a "k") and change lengths: as strings.ToLower does it.
+		text = strings.ToLower(text)
+	}
 	status := ""
 	if strings.ContainsAny(text, "0123456789") {
 		status = statusInText(text)
 	}
+	first := firstPhrasePattern(text)
 	for i := range kindPatterns {
 		p := &kindPatterns[i]
-		for _, ph := range p.phrases {
-			if strings.Contains(text, ph) {
-				return p.kind
-			}
+		if i == first {
+			return p.kind
 		}
-		if p.re != nil && containsAny(text, p.needs) && p.re.MatchString(text) {
+		// The text may alias lowBuf: the regular expression gets a copy
+		// (it keeps its input in pooled state, which would move lowBuf to
+		// the heap); few texts hold a pattern's needs.
+		if p.re != nil && containsAny(text, p.needs) && p.re.MatchString(strings.Clone(text)) {
 			return p.kind
 		}
 		for _, st := range p.statuses {
@@ -395,6 +441,36 @@ func textKind(text string) string {
 		}
 	}
 	return ""
+}
+
+// firstPhrasePattern is the index of the first pattern of kindPatterns
+// with a phrase the text holds, len(kindPatterns) when none.
+func firstPhrasePattern(text string) int {
+	best := len(kindPatterns)
+	for at := 0; at+4 <= len(text); at++ {
+		if h := headHash(text[at:]); kindHeads[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		rest := text[at:]
+		for _, p := range kindPhraseIndex[text[at]] {
+			if p.pattern < best && strings.HasPrefix(rest, p.text) {
+				best = p.pattern
+			}
+		}
+		if best == 0 {
+			break
+		}
+	}
+	return best
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func containsAny(text string, needs []string) bool {
@@ -411,6 +487,9 @@ var mcpErrorText = regexp.MustCompile(`^\s*(?:Error:\s*)?MCP error (-?\d{1,9}):\
 // embeddedCode reads TS1's "MCP error <code>: <message>" at the start of a
 // text.
 func embeddedCode(text string) (int64, string, bool) {
+	if !strings.Contains(text, "MCP error ") {
+		return 0, "", false // what the expression needs: most texts never reach it
+	}
 	m := mcpErrorText.FindStringSubmatchIndex(text)
 	if m == nil {
 		return 0, "", false

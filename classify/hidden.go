@@ -609,7 +609,7 @@ func wordsThenError(low string) bool {
 			}
 			return c != "" && c[0] == ':' && !trivialValue(c[1:])
 		}
-		if strings.ContainsAny(w, ":\"") || words >= 4 {
+		if strings.IndexByte(w, ':') >= 0 || strings.IndexByte(w, '"') >= 0 || words >= 4 {
 			return false
 		}
 		words++
@@ -640,7 +640,7 @@ func (l *lineCtx) failedAfterSubject() bool {
 		if words == 0 && w != "" && isDigit(w[0]) {
 			return false // "3 failed, 211 passed"
 		}
-		if strings.ContainsAny(w, ":") || words >= 3 || j < 0 {
+		if strings.IndexByte(w, ':') >= 0 || words >= 3 || j < 0 {
 			return false
 		}
 		words++
@@ -730,20 +730,37 @@ var httpReasons = []string{"bad request", "unauthorized", "payment required", "f
 // httpStart: "HTTP 500 …", "HTTP/1.1 503 …", "HTTP Error 429: …", "404 Not
 // Found", "Service Unavailable: …", "Gateway Timeout".
 func (l *lineCtx) httpStart() string {
-	low := l.low
-	if l.prose() {
+	// The rules look at the first bytes only; prose (a pass over the
+	// line) is asked only of a line they match.
+	if r := httpStartRule(l.low); r != "" && !l.prose() {
+		return r
+	}
+	return ""
+}
+
+// httpStartRule is httpStart's rules, on a lower-cased line: "http …" and
+// "<status> <reason>" start with 'h' and a digit, no reason phrase with
+// either.
+func httpStartRule(low string) string {
+	if low == "" {
 		return ""
 	}
-	for _, p := range []string{"http error ", "http/1.0 ", "http/1.1 ", "http/2 ", "http/3 ", "http "} {
-		if strings.HasPrefix(low, p) && errorStatusAt(low, len(p)) {
+	switch c := low[0]; {
+	case c == 'h':
+		for _, p := range []string{"http error ", "http/1.0 ", "http/1.1 ", "http/2 ", "http/3 ", "http "} {
+			if strings.HasPrefix(low, p) && errorStatusAt(low, len(p)) {
+				return SuspectHTTPStatus
+			}
+		}
+		return ""
+	case c == '4' || c == '5':
+		if errorStatusAt(low, 0) && reasonAt(low, 4) {
 			return SuspectHTTPStatus
 		}
-	}
-	if errorStatusAt(low, 0) && reasonAt(low, 4) {
-		return SuspectHTTPStatus
+		return ""
 	}
 	for _, r := range httpReasons {
-		if strings.HasPrefix(low, r) && terminator(low[len(r):]) && r != "not found" && r != "unauthorized" && r != "forbidden" && r != "conflict" && r != "gone" {
+		if r[0] == low[0] && strings.HasPrefix(low, r) && terminator(low[len(r):]) && r != "not found" && r != "unauthorized" && r != "forbidden" && r != "conflict" && r != "gone" {
 			if r == "too many requests" {
 				return SuspectRateLimited
 			}
@@ -796,7 +813,7 @@ func reasonAt(low string, i int) bool {
 		return false
 	}
 	for _, r := range httpReasons {
-		if strings.HasPrefix(low[i:], r) {
+		if i < len(low) && r[0] == low[i] && strings.HasPrefix(low[i:], r) {
 			return true
 		}
 	}
@@ -834,10 +851,21 @@ func proseLine(low string) bool {
 			break
 		}
 		i += j
-		switch r := low[i+1:]; {
-		case strings.HasPrefix(r, "is a "), strings.HasPrefix(r, "means "), strings.HasPrefix(r, "indicates "),
-			strings.HasPrefix(r, "refers to "):
-			return true
+		if r := low[i+1:]; r != "" {
+			switch r[0] { // the words' first letters, so most spaces need no comparison
+			case 'i':
+				if strings.HasPrefix(r, "is a ") || strings.HasPrefix(r, "indicates ") {
+					return true
+				}
+			case 'm':
+				if strings.HasPrefix(r, "means ") {
+					return true
+				}
+			case 'r':
+				if strings.HasPrefix(r, "refers to ") {
+					return true
+				}
+			}
 		}
 		i++
 	}
@@ -893,10 +921,14 @@ var phraseIndex = func() (ix [256][]phraseEntry) {
 func (l *lineCtx) phrases(anywhere bool) string {
 	low := l.low
 	clause := len(low)
-	for _, sep := range []string{": ", ". ", "; ", " — "} {
-		if i := strings.Index(low, sep); i >= 0 && i < clause {
+	for _, sep := range []string{": ", ". ", "; "} {
+		// Only a place before clause counts: one ends by clause+len(sep)-1.
+		if i := strings.Index(low[:min(len(low), clause+len(sep)-1)], sep); i >= 0 && i < clause {
 			clause = i
 		}
+	}
+	if i := indexSpacedDash(low); i >= 0 && i < clause {
+		clause = i
 	}
 	best := len(hiddenPhrases)
 	for at := 0; at < len(low); at++ {
@@ -922,11 +954,36 @@ func (l *lineCtx) phrases(anywhere bool) string {
 	return ""
 }
 
+// indexSpacedDash is strings.Index(s, " — ") without stopping at every
+// space: it looks for the dash (a rare first byte), then the space before.
+func indexSpacedDash(s string) int {
+	for off := 0; ; {
+		j := strings.Index(s[off:], "— ")
+		if j < 0 {
+			return -1
+		}
+		if j += off; j > 0 && s[j-1] == ' ' {
+			return j - 1
+		}
+		off = j + 1
+	}
+}
+
+// hasByteOf: s holds one of the (ASCII) bytes of set.
+func hasByteOf(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // afterProgram splits "<program>: <message>" (a single word before the
 // first ": "), dropping curl's "(7) " exit code.
 func (l *lineCtx) afterProgram() (lineCtx, bool) {
 	i := strings.Index(l.line, ": ")
-	if i <= 0 || i > 40 || strings.ContainsAny(l.line[:i], " \t\"'") {
+	if i <= 0 || i > 40 || hasByteOf(l.line[:i], " \t\"'") {
 		return lineCtx{}, false
 	}
 	rest := strings.TrimLeft(l.line[i+2:], " ")
@@ -1042,8 +1099,11 @@ func isLogLine(line string) bool {
 		}
 	}
 	// 203.0.113.9 - - [12/Nov/2026 …
-	if i := strings.Index(line, " - "); i >= 7 && i <= 15 && isDigit(line[0]) && strings.Count(line[:i], ".") == 3 {
-		return true
+	// (The first " - " at 15 or before is the first of line[:18].)
+	if line != "" && isDigit(line[0]) {
+		if i := strings.Index(line[:min(len(line), 18)], " - "); i >= 7 && i <= 15 && strings.Count(line[:i], ".") == 3 {
+			return true
+		}
 	}
 	return false
 }

@@ -27,9 +27,12 @@ func checkSame(t testing.TB, where string, result string) {
 }
 
 // checkText compares the text rules with their oracle on one text, whole
-// and cut.
+// and cut, and the error kind read from it (checkKind) and the first-line
+// rules (checkLines).
 func checkText(t testing.TB, where, text string) {
 	t.Helper()
+	checkKind(t, where, text)
+	checkLines(t, where, text)
 	for _, cut := range []bool{false, true} {
 		checkStatus(t, where, text)
 		gs, gr := judgeText(text, cut)
