@@ -1,9 +1,9 @@
 package classify
 
 import (
+	"mcptrace/internal/jsonstr"
 	"strings"
 	"sync"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -131,7 +131,7 @@ func unescapeLiteral(raw string) (string, *[]byte, bool) {
 		return "", nil, false
 	}
 	bp := scratchPool.Get().(*[]byte)
-	out := appendUnescaped((*bp)[:0], in)
+	out := jsonstr.AppendUnescapedText((*bp)[:0], unsafe.Slice(unsafe.StringData(in), len(in)))
 	*bp = out
 	if len(out) == 0 {
 		return "", bp, true
@@ -150,74 +150,6 @@ func releaseScratch(text string, bp *[]byte, reason *string) {
 		}
 	}
 	scratchPool.Put(bp)
-}
-
-// appendUnescaped appends the JSON string body in, unescaped, to dst.
-func appendUnescaped(dst []byte, in string) []byte {
-	for i := 0; i < len(in); i++ {
-		c := in[i]
-		if c < ' ' {
-			return dst
-		}
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
-		}
-		i++
-		if i >= len(in) {
-			return dst
-		}
-		switch in[i] {
-		case '\\', '/', '"':
-			dst = append(dst, in[i])
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			if i+5 > len(in) {
-				return dst
-			}
-			r := hex4(in[i+1 : i+5])
-			i += 5
-			if r >= 0xD800 && r < 0xDC00 && len(in)-i >= 6 && in[i] == '\\' && in[i+1] == 'u' {
-				if r2 := hex4(in[i+2 : i+6]); r2 >= 0xDC00 && r2 < 0xE000 {
-					r = utf16.DecodeRune(r, r2)
-					i += 6
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-			i--
-		default:
-			return dst
-		}
-	}
-	return dst
-}
-
-// hex4 is the value of four hex digits, 0 if any is not one.
-func hex4(s string) rune {
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0
-		}
-	}
-	return r
 }
 
 // firstText returns the raw text (a string literal) of the first text

@@ -2,8 +2,8 @@ package decode
 
 import (
 	"encoding/binary"
+	"mcptrace/internal/jsonstr"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -350,70 +350,6 @@ func scanValid(b []byte, checkUTF8 bool) bool {
 // bstr is b as a string, sharing its memory: b must not change afterwards.
 func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// appendUnescaped appends the value of the string literal body lit (without
-// its quotes; its escapes already validated) to dst, as gjson unescapes it:
-// a lone or unpaired surrogate becomes U+FFFD.
-func appendUnescaped(dst, lit []byte) []byte {
-	for len(lit) > 0 {
-		i := 0
-		for i < len(lit) && lit[i] != '\\' {
-			i++
-		}
-		dst = append(dst, lit[:i]...)
-		if i == len(lit) {
-			break
-		}
-		var n int
-		dst, n = appendEscape(dst, lit[i:])
-		lit = lit[i+n:]
-	}
-	return dst
-}
-
-// appendEscape decodes the escape at the start of e (a backslash and what
-// follows, validated) onto dst, and says how many bytes it took.
-func appendEscape(dst, e []byte) ([]byte, int) {
-	switch e[1] {
-	case 'b':
-		return append(dst, '\b'), 2
-	case 'f':
-		return append(dst, '\f'), 2
-	case 'n':
-		return append(dst, '\n'), 2
-	case 'r':
-		return append(dst, '\r'), 2
-	case 't':
-		return append(dst, '\t'), 2
-	case 'u':
-		r := hex4(e[2:6])
-		n := 6
-		if r >= 0xD800 && r < 0xDC00 && len(e) >= 12 && e[6] == '\\' && e[7] == 'u' {
-			if r2 := hex4(e[8:12]); r2 >= 0xDC00 && r2 < 0xE000 {
-				r = utf16.DecodeRune(r, r2)
-				n = 12
-			}
-		}
-		return utf8.AppendRune(dst, r), n
-	}
-	return append(dst, e[1]), 2 // '"', '\\', '/'
-}
-
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 // gj is the value t of b as the gjson.Result a gjson parse gives for it
 // (sharing b's memory unless it is a string with escapes), so that reading
 // it as text, an integer or a boolean follows gjson's rules exactly.
@@ -423,7 +359,7 @@ func (t tok) gj(b []byte) gjson.Result {
 	case schema.JSONString:
 		r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
 		if t.esc {
-			r.Str = string(appendUnescaped(nil, b[t.start+1:t.end-1]))
+			r.Str = string(jsonstr.AppendUnescaped(nil, b[t.start+1:t.end-1]))
 		}
 		return r
 	case schema.JSONNumber:

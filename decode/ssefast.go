@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"mcptrace/internal/jsonstr"
 	"time"
 
 	"mcptrace/schema"
@@ -42,7 +43,7 @@ func lineBreak(e []byte) (c byte, n int) {
 	case 'r':
 		return '\r', 2
 	case 'u':
-		if r := hex4(e[2:6]); r == '\n' || r == '\r' {
+		if r := jsonstr.Hex4(e[2:6]); r == '\n' || r == '\r' {
 			return byte(r), 6
 		}
 	}
@@ -71,7 +72,7 @@ func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *a
 		lit = lit[k:]
 		c, n := lineBreak(lit)
 		if c == 0 {
-			line, n = appendEscape(line, lit)
+			line, n = jsonstr.AppendEscape(line, lit)
 			lit = lit[n:]
 			continue
 		}

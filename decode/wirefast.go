@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"mcptrace/internal/jsonstr"
 	"strings"
 	"sync"
 	"time"
@@ -109,7 +110,7 @@ func (d *WireDecoder) text(t tok) string {
 	if !t.esc {
 		return d.intern(lit)
 	}
-	d.tmp = appendUnescaped(d.tmp[:0], lit)
+	d.tmp = jsonstr.AppendUnescaped(d.tmp[:0], lit)
 	return d.intern(d.tmp)
 }
 
@@ -824,7 +825,7 @@ func (d *WireDecoder) bodyMessages(a *arena, t tok, where schema.Where, at time.
 	region := a.take(len(lit))
 	body := region[:len(lit)]
 	if t.esc {
-		body = appendUnescaped(region[:0], lit)
+		body = jsonstr.AppendUnescaped(region[:0], lit)
 	} else {
 		copy(body, lit)
 	}
@@ -863,7 +864,7 @@ func litIsSpace(lit []byte) bool {
 	for len(lit) > 0 {
 		var r rune
 		if lit[0] == '\\' {
-			e, n := appendEscape(buf[:0], lit)
+			e, n := jsonstr.AppendEscape(buf[:0], lit)
 			r, _ = utf8.DecodeRune(e)
 			lit = lit[n:]
 		} else {

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash"
+	"mcptrace/internal/jsonstr"
 	"slices"
 	"sort"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -325,57 +325,6 @@ func number(raw []byte, i int) int {
 	return i
 }
 
-// unescape appends the contents of a JSON string with escapes to dst,
-// decoded as gjson decodes them (a surrogate that is not half of a pair
-// becomes U+FFFD). The escapes were checked by str.
-func unescapeJSON(dst, s []byte) []byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			k := bytes.IndexByte(s[i:], '\\')
-			if k < 0 {
-				return append(dst, s[i:]...)
-			}
-			dst = append(dst, s[i:i+k]...)
-			i += k
-		}
-		i++
-		switch s[i] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r := hex4(s[i+1:])
-			i += 5
-			if r >= 0xD800 && r < 0xDC00 && len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
-				if r2 := hex4(s[i+2:]); r2 >= 0xDC00 && r2 < 0xE000 {
-					r = utf16.DecodeRune(r, r2)
-					i += 6
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-			i--
-		default: // '"', '\\', '/'
-			dst = append(dst, s[i])
-		}
-	}
-	return dst
-}
-
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		r = r<<4 | rune(unhex(c))
-	}
-	return r
-}
-
 // bytesString views b as a string, for reading only while b is unchanged.
 func bytesString(b []byte) string {
 	if len(b) == 0 {
@@ -391,7 +340,7 @@ func (j *jsonScratch) text(t *jtok) []byte {
 	if !t.esc {
 		return s
 	}
-	j.tmp = unescapeJSON(j.tmp[:0], s)
+	j.tmp = jsonstr.AppendUnescaped(j.tmp[:0], s)
 	return j.tmp
 }
 
@@ -407,7 +356,7 @@ func (j *jsonScratch) sortedMembers(i int32) int {
 		key := j.raw[t.a:t.b]
 		if t.esc {
 			a := len(j.arena)
-			j.arena = unescapeJSON(j.arena, key)
+			j.arena = jsonstr.AppendUnescaped(j.arena, key)
 			key = j.arena[a:len(j.arena):len(j.arena)]
 		}
 		j.members = append(j.members, jmember{key, k + 1})

@@ -1,0 +1,111 @@
+// Package jsonstr decodes the body of a JSON string literal the way gjson
+// does, so that every stage that reads a string from escaped text gets the
+// value gjson would have given: decode's one-pass scanner, redaction's
+// token hash and the hidden-failure detector all call it.
+package jsonstr
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// AppendUnescaped appends the value of lit, the body of a JSON string
+// literal without its quotes and already validated, to dst, as gjson
+// unescapes it (a lone or unpaired surrogate is U+FFFD).
+func AppendUnescaped(dst, lit []byte) []byte {
+	for len(lit) > 0 {
+		k := bytes.IndexByte(lit, '\\')
+		if k < 0 {
+			return append(dst, lit...)
+		}
+		dst = append(dst, lit[:k]...)
+		var n int
+		if dst, n = AppendEscape(dst, lit[k:]); n == 0 {
+			return dst // not valid JSON after all: gjson ends the value here too
+		}
+		lit = lit[k+n:]
+	}
+	return dst
+}
+
+// AppendUnescapedText is AppendUnescaped for a body that was not validated,
+// exactly as gjson unescapes it: a control character outside an escape, an
+// unknown escape, a cut \u escape or a trailing backslash ends the value
+// there, and a \u escape with a character that is not a hex digit is
+// U+0000.
+func AppendUnescapedText(dst, lit []byte) []byte {
+	for i := 0; i < len(lit); {
+		j := i
+		for j < len(lit) && lit[j] != '\\' && lit[j] >= ' ' {
+			j++
+		}
+		dst = append(dst, lit[i:j]...)
+		if j == len(lit) || lit[j] != '\\' {
+			return dst
+		}
+		var n int
+		if dst, n = AppendEscape(dst, lit[j:]); n == 0 {
+			return dst
+		}
+		i = j + n
+	}
+	return dst
+}
+
+// AppendEscape appends the value of the escape at the start of e (a
+// backslash and what follows) to dst and says how many bytes of e it took:
+// 2, 6, or 12 for a surrogate pair. It takes 0, and appends nothing, when e
+// does not start with a whole escape (an unknown letter, a cut \u, e only a
+// backslash).
+func AppendEscape(dst, e []byte) ([]byte, int) {
+	if len(e) < 2 || e[0] != '\\' {
+		return dst, 0
+	}
+	switch e[1] {
+	case '"', '\\', '/':
+		return append(dst, e[1]), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		if len(e) < 6 {
+			return dst, 0
+		}
+		r, n := Hex4(e[2:6]), 6
+		if r >= 0xD800 && r < 0xDC00 && len(e) >= 12 && e[6] == '\\' && e[7] == 'u' {
+			if r2 := Hex4(e[8:12]); r2 >= 0xDC00 && r2 < 0xE000 {
+				r, n = utf16.DecodeRune(r, r2), 12
+			}
+		}
+		return utf8.AppendRune(dst, r), n
+	}
+	return dst, 0
+}
+
+// Hex4 is the value of the four hex digits h[:4], 0 if one of them is not a
+// hex digit (gjson's reading of a bad \u escape).
+func Hex4(h []byte) rune {
+	var r rune
+	for _, c := range h[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

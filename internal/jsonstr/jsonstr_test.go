@@ -1,0 +1,121 @@
+package jsonstr
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// gjsonValue is what gjson gives for the literal with body lit.
+func gjsonValue(lit []byte) string { return gjson.Parse(`"` + string(lit) + `"`).Str }
+
+// unescape decodes lit with AppendUnescapedText and, when lit is valid
+// JSON (no control character), checks that AppendUnescaped agrees.
+func unescape(t testing.TB, lit []byte) string {
+	got := string(AppendUnescapedText(nil, lit))
+	if !bytes.ContainsFunc(lit, func(r rune) bool { return r < ' ' }) && utf8.Valid(lit) && validEscapes(lit) {
+		if v := string(AppendUnescaped(nil, lit)); v != got {
+			t.Fatalf("%q: AppendUnescaped %q, AppendUnescapedText %q", lit, v, got)
+		}
+	}
+	return got
+}
+
+// validEscapes says every escape in lit is one JSON allows.
+func validEscapes(lit []byte) bool {
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' {
+			continue
+		}
+		if i+1 == len(lit) || !strings.ContainsRune(`"\\/bfnrtu`, rune(lit[i+1])) {
+			return false
+		}
+		if lit[i+1] == 'u' {
+			if i+6 > len(lit) {
+				return false
+			}
+			for _, c := range lit[i+2 : i+6] {
+				if !strings.ContainsRune("0123456789abcdefABCDEF", rune(c)) {
+					return false
+				}
+			}
+			i += 5
+		} else {
+			i++
+		}
+	}
+	return true
+}
+
+// closes says gjson reads lit as one whole literal ending at the closing
+// quote added after it (no unescaped quote inside, the last not escaped),
+// and unescapes it: a body without a backslash gjson hands back as it is,
+// control characters and all, where its unescape stops at one; no caller
+// unescapes a body without a backslash.
+func closes(lit []byte) bool {
+	if bytes.IndexByte(lit, '\\') < 0 && bytes.ContainsFunc(lit, func(r rune) bool { return r < ' ' }) {
+		return false
+	}
+	for i := 0; i < len(lit); i++ {
+		switch lit[i] {
+		case '\\':
+			i++
+			if i == len(lit) {
+				return false
+			}
+		case '"':
+			return false
+		}
+	}
+	return true
+}
+
+var cases = []string{
+	``, `plain`, `a\"b`, `\\`, `\/`, `\b\f\n\r\t`, `tab\there`, `\u0041\u00e9\u4e2d`,
+	`\ud83d\ude00`, `\ud83d`, `\ud83dx`, `\ude00`, `\ud83d\u0041`, `\uD83D\uDE00`,
+	`\u00zz`, `\u12`, `\x41`, "ctl\x01after", "nl\nafter", "e\\n\x01after", "e\\t\nafter", `end\`, `caf\u00e9 \"quoted\" \\ path\/x`,
+	"\xff\xfe bytes", `\u0000`, `a\u000ab`,
+}
+
+// TestSameAsGjson: every case decodes to gjson's value.
+func TestSameAsGjson(t *testing.T) {
+	checked := 0
+	for _, c := range cases {
+		lit := []byte(c)
+		if !closes(lit) {
+			continue
+		}
+		checked++
+		if got, want := unescape(t, lit), gjsonValue(lit); got != want {
+			t.Errorf("%q: got %q, gjson %q", c, got, want)
+		}
+	}
+	if checked < len(cases)-4 {
+		t.Fatalf("only %d of %d cases are whole literals", checked, len(cases))
+	}
+}
+
+// TestAppends: the value is appended to dst, which is kept.
+func TestAppends(t *testing.T) {
+	if got := string(AppendUnescaped([]byte("x="), []byte(`a\nb`))); got != "x=a\nb" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func FuzzSameAsGjson(f *testing.F) {
+	for _, c := range cases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		if !closes(lit) {
+			return
+		}
+		got := unescape(t, lit)
+		if want := gjsonValue(lit); got != want {
+			t.Fatalf("%q: got %q, gjson %q", lit, got, want)
+		}
+	})
+}
