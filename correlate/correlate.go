@@ -86,6 +86,7 @@ type Correlator struct {
 	Stats    Stats
 	tally    *parkTally // of the observation being added
 	flushing bool
+	cutting  bool                       // close is judging what MaxHold cut: its rows are marked HoldCut
 	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
 	marks    markCount                  // Marks with the same Seq, for Key.Again
 	fresh    []*exchange                // requests attached by the observation being added (state.go, keepOwn)
@@ -1137,6 +1138,9 @@ func (c *Correlator) advance(m *Mark, final bool) {
 	var closing []*conversation
 	if final {
 		for _, cv := range c.convs {
+			// Past its deadline by the logs' last time, it ends as a
+			// sweep would have ended it (cut when MaxHold's).
+			c.overAt(cv, c.logsNow(cv))
 			closing = append(closing, cv)
 		}
 	} else if len(due) > 0 {
@@ -1147,7 +1151,7 @@ func (c *Correlator) advance(m *Mark, final bool) {
 					continue
 				}
 				seen[cv] = true
-				if c.idle(cv) || c.heldTooLong(cv) {
+				if c.over(cv) {
 					closing = append(closing, cv)
 				}
 			}
@@ -1227,16 +1231,25 @@ func lowerTo(m map[string]int64, k string, v int64) {
 // request are counted, and the conversation's state is dropped.
 func (c *Correlator) close(cv *conversation) {
 	c.releaseAllSameID(cv)
+	// What is still open is judged now; when MaxHold ends the
+	// conversation, those rows (and the MRTR chains it held) say so. Rows
+	// judged before, whenever they go out, do not: they would have been
+	// the same had the conversation gone on.
 	c.flushing = true
 	for _, ex := range cv.openList {
+		// An answer held for a cancel (cancel.go) had its response: it
+		// would have gone out as it is when its log moved on.
+		c.cutting = cv.cut && !ex.held
 		c.finish(cv, ex)
 	}
 	c.flushing = false
+	c.cutting = cv.cut
 	for _, ch := range cv.held {
 		if len(ch.rows) > 0 {
 			c.releaseChain(cv, ch, ch.rows[len(ch.rows)-1].Outcome)
 		}
 	}
+	c.cutting = false
 	cv.held = nil
 	for _, list := range cv.pending {
 		for _, p := range list {
@@ -1261,72 +1274,72 @@ func (c *Correlator) close(cv *conversation) {
 	c.Stats.Closed++
 }
 
-// idle says whether a conversation has ended by its logs' event time: a
-// minute after a DELETE of its session, or IdleTimeout without activity
-// (four times that while a response is awaited on a stream). One that
-// stays open forgets what is too old to be matched again.
-// overAt reports that a record at t no longer belongs to cv: cv has been
-// idle past IdleTimeout (or past the grace after its session was deleted),
-// or has been active past MaxHold.
-func (c *Correlator) overAt(cv *conversation, t time.Time) bool {
-	if c.MaxHold > 0 && !cv.started.IsZero() && t.Sub(cv.started) > c.MaxHold {
-		cv.cut = true
-		c.Stats.HoldCuts++
-		return true
-	}
-	if c.IdleTimeout <= 0 {
-		return false
-	}
-	idle := t.Sub(cv.last)
-	switch {
-	case cv.ended && idle > min(c.IdleTimeout, time.Minute):
-		return true
-	case idle > c.IdleTimeout && (!cv.waitsOnStream() || idle > 4*c.IdleTimeout):
-		return true
-	}
-	return false
-}
+// A conversation ends at the first of two deadlines, both from its own
+// records: idle, IdleTimeout after its latest activity (four times that
+// while a response is awaited on a stream; a minute, or IdleTimeout if
+// shorter, after a DELETE of its session), and held, MaxHold after its
+// first activity. It ends at whichever comes first, marked cut when that
+// is MaxHold's. The same rule is applied when a record comes (overAt),
+// at the sweeps of Marks (over) and at the end (Finish), so where a
+// conversation is cut never depends on how the input was cut into rounds
+// (a Kafka consumer's follow its fetches).
 
-// heldTooLong reports a conversation that has been open longer than
-// MaxHold (from its first activity to its log's time): it is closed like
-// an idle one, its rows marked HoldCut, and the log's next records of it
-// start a new conversation.
-func (c *Correlator) heldTooLong(cv *conversation) bool {
-	if c.MaxHold <= 0 || cv.started.IsZero() {
-		return false
+// deadline is when cv ends by its records so far, and whether that end is
+// MaxHold's (ok false: neither bound applies).
+func (c *Correlator) deadline(cv *conversation) (at time.Time, cut, ok bool) {
+	if c.IdleTimeout > 0 {
+		wait := c.IdleTimeout
+		switch {
+		case cv.ended:
+			wait = min(c.IdleTimeout, time.Minute)
+		case cv.waitsOnStream():
+			wait = 4 * c.IdleTimeout
+		}
+		at, ok = cv.last.Add(wait), true
 	}
-	var now time.Time
-	for _, lk := range cv.logs {
-		if t := c.clocks.now(lk); t.After(now) {
-			now = t
+	if c.MaxHold > 0 && !cv.started.IsZero() {
+		if held := cv.started.Add(c.MaxHold); !ok || held.Before(at) {
+			at, cut, ok = held, true, true
 		}
 	}
-	if now.Sub(cv.started) <= c.MaxHold {
+	return at, cut, ok
+}
+
+// overAt reports that a record at t no longer belongs to cv: t is past
+// cv's deadline. When MaxHold's, cv is marked cut.
+func (c *Correlator) overAt(cv *conversation, t time.Time) bool {
+	at, cut, ok := c.deadline(cv)
+	if !ok || !t.After(at) {
 		return false
 	}
-	cv.cut = true
-	c.Stats.HoldCuts++
+	if cut && !cv.cut {
+		cv.cut = true
+		c.Stats.HoldCuts++
+	}
 	return true
 }
 
-func (c *Correlator) idle(cv *conversation) bool {
+// logsNow is the newest event time of cv's logs.
+func (c *Correlator) logsNow(cv *conversation) time.Time {
 	var now time.Time
 	for _, lk := range cv.logs {
 		if t := c.clocks.now(lk); t.After(now) {
 			now = t
 		}
 	}
-	cutoff := now.Add(-c.IdleTimeout)
-	grace := now.Add(-min(c.IdleTimeout, time.Minute))
-	switch {
-	case cv.ended && cv.last.Before(grace):
-		return true
-	case cv.last.Before(cutoff) && (!cv.waitsOnStream() || cv.last.Before(now.Add(-4*c.IdleTimeout))):
-		// Idle. A conversation still waiting for a response on a
-		// stream (whose record comes when the stream ends) gets longer.
+	return now
+}
+
+// over says, at a sweep, whether cv has ended by its logs' event time. One
+// that stays open forgets what is too old to be matched again.
+func (c *Correlator) over(cv *conversation) bool {
+	now := c.logsNow(cv)
+	if c.overAt(cv, now) {
 		return true
 	}
-	cv.forget(cutoff)
+	if c.IdleTimeout > 0 {
+		cv.forget(now.Add(-c.IdleTimeout))
+	}
 	return false
 }
 

@@ -31,12 +31,18 @@ import (
 // output order (the Merger's order when merging), and the summed
 // correlator stats.
 func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merging bool, window time.Duration) ([]schema.Exchange, correlate.Stats) {
+	return shardedRunHold(t, obs, shards, round, merging, window, 0)
+}
+
+// shardedRunHold is shardedRun with the correlators' MaxHold set, as the
+// Kafka path sets it.
+func shardedRunHold(t testing.TB, obs []*schema.Observation, shards, round int, merging bool, window, maxHold time.Duration) ([]schema.Exchange, correlate.Stats) {
 	clock := correlate.NewClock()
 	outs := make([][]correlate.Item, shards)
 	cs := make([]*correlate.Correlator, shards)
 	for i := range cs {
 		cs[i] = correlate.NewShard(func(it correlate.Item) { outs[i] = append(outs[i], it) })
-		cs[i].IdleTimeout, cs[i].Lateness = sampleIdle, sampleLateness
+		cs[i].IdleTimeout, cs[i].Lateness, cs[i].MaxHold = sampleIdle, sampleLateness, maxHold
 	}
 	var rows []schema.Exchange
 	write := func(r correlate.Row) { rows = append(rows, *r.Exchange) }

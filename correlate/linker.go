@@ -106,7 +106,7 @@ func (c *Correlator) emit(it Item) {
 }
 
 func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, hold bool) {
-	if cv.cut {
+	if c.cutting {
 		row.HoldCut = true
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: c.emitted(&row), hold: hold}
@@ -119,7 +119,7 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 // emitRowOf emits the row of a judged exchange with what the Linker needs
 // of it beyond the row (diagnose.go).
 func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchange, hold bool) {
-	if cv.cut {
+	if c.cutting {
 		row.HoldCut = true
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}

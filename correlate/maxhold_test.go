@@ -1,6 +1,8 @@
 package correlate_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,6 +52,40 @@ func TestMaxHoldCutsAnActiveConversation(t *testing.T) {
 	for _, e := range out {
 		if e.HoldCut {
 			t.Fatal("a row is marked hold_cut without MaxHold")
+		}
+	}
+}
+
+// Where MaxHold cuts a conversation depends only on the records, never on
+// how the input was cut into rounds (a Kafka consumer's rounds follow its
+// fetches): the samples, whose logs span up to an hour, give the same rows
+// (in an order that may differ: rows go out as their conversations close)
+// with MaxHold at 1 and 15 minutes (the Kafka default) whatever the round
+// size, and some rows are cut.
+func TestMaxHoldCutsSameWhateverTheRounds(t *testing.T) {
+	obs := decodeSamples(t, sampleFiles(t))
+	for _, hold := range []time.Duration{time.Minute, 15 * time.Minute} {
+		var first []string
+		for _, round := range []int{1 << 20, 1, 2, 3, 5, 7, 17, 64, 301} {
+			rows, _ := shardedRunHold(t, obs, 1+round%3, round, false, 0, hold)
+			var got []string
+			cut := 0
+			for i := range rows {
+				got = append(got, fmt.Sprintf("%s hold_cut=%v", verdict(&rows[i]), rows[i].HoldCut))
+				if rows[i].HoldCut {
+					cut++
+				}
+			}
+			slices.Sort(got)
+			if first == nil {
+				first = got
+				t.Logf("MaxHold %v: %d of %d rows cut", hold, cut, len(rows))
+				if cut == 0 {
+					t.Errorf("MaxHold %v: no row cut; the test proves nothing", hold)
+				}
+				continue
+			}
+			diffLines(t, fmt.Sprintf("MaxHold %v, rounds of %d, against one round", hold, round), got, first)
 		}
 	}
 }

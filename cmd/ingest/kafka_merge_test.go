@@ -49,7 +49,9 @@ func TestKafkaSamplesMergedSameAsFiles(t *testing.T) {
 	c := kafkatest.Start(t, kafkatest.Options{Topics: map[string]int{kafkaTopic: len(pairs), serverTopic: len(pairs)}})
 	kafkatest.Produce(t, c.Addrs(), recs)
 	kout := t.TempDir()
-	if p, code := runIngestProc(t, kafkaArgs(c, "merged", kout, "-kafka-topic", serverTopic, "-kafka-until-caught-up")...); code != 0 {
+	// -max-hold 0: files have no such bound, and cakewalk's logs span an
+	// hour (a sessionless conversation there is cut at 15 minutes).
+	if p, code := runIngestProc(t, kafkaArgs(c, "merged", kout, "-kafka-topic", serverTopic, "-kafka-until-caught-up", "-max-hold", "0")...); code != 0 {
 		t.Fatalf("kafka consumer exited %d\n%s", code, p)
 	}
 	fout := t.TempDir()
