@@ -163,7 +163,7 @@ func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlag
 	}
 	if o.limit < 0 {
 		o.limit = 0 // json and csv: every row
-		if o.format == "text" || o.format == "markdown" {
+		if o.format == "text" || o.format == "markdown" || o.format == "html" {
 			o.limit = 20
 		}
 	}
@@ -266,6 +266,14 @@ func runReports(args []string, stdout, stderr io.Writer) int {
 		switch name {
 		case "overview":
 			r, err = d.Overview(ctx)
+			if err == nil && o.format == "html" {
+				// The page draws false successes over time; the other
+				// formats keep the tables they always had.
+				var t *report.Table
+				if t, err = d.OverTime(ctx); err == nil {
+					r.Tables = append(r.Tables, t)
+				}
+			}
 		case "tools":
 			r, err = d.Tools(ctx, o.limit, o.top)
 		case "clients":
