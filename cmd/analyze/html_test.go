@@ -47,7 +47,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	analyzeOut(t, "-data", dir, "-format", "html", "-o", reportHTML) // as people get it: at most 20 tools
 	id := sqlRows(t, db, `SELECT session_id FROM x WHERE session_id IS NOT NULL GROUP BY 1 ORDER BY count(*) FILTER (WHERE retry_of IS NOT NULL) DESC, 1 LIMIT 1`)[0][0].(string)
 	sessionHTML := filepath.Join(pages, "session.html")
-	analyzeOut(t, "session", id, "-data", dir, "-format", "html", "-o", sessionHTML)
+	analyzeOut(t, "session", "-data", dir, "-format", "html", "-o", sessionHTML, id) // the ID after the flags, as -h shows
 
 	b := openBrowser(t, bin)
 
