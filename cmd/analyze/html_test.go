@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"golang.org/x/net/html"
 )
 
 // The HTML report, opened from disk in headless Chromium with networking
@@ -399,4 +402,145 @@ func checkPicture(t *testing.T, name string, img []byte) {
 	if len(colours) < 16 || ink*100 < px {
 		t.Errorf("screenshot %s looks blank: %d colours, %d of %d sampled pixels not background", name, len(colours), ink, px)
 	}
+}
+
+// On the generated dataset, every cell of every table the HTML page shows
+// is the JSON report's value as text shows it: the page is built from the
+// same reports (the browser test checks them against DuckDB).
+func TestHTMLSameNumbersAsJSON(t *testing.T) {
+	dir := generatedDataset(t)
+	args := []string{"-data", dir, "-limit", "20", "-top", "3"}
+	j := analyzeJSON(t, args...)
+	page := analyzeOut(t, append(args, "-format", "html")...)
+	tables := htmlTables(t, page)
+	checked := 0
+	for rep, tabs := range j.Reports {
+		for name := range tabs {
+			key := rep + "." + name
+			cells, ok := tables[key]
+			if !ok {
+				t.Errorf("the page has no table %s", key)
+				continue
+			}
+			var rows []map[string]any
+			raw := tabs[name]
+			if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+				var o map[string]any
+				if err := json.Unmarshal(raw, &o); err != nil {
+					t.Fatal(err)
+				}
+				rows = []map[string]any{o}
+			} else if err := json.Unmarshal(raw, &rows); err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != len(cells) {
+				t.Errorf("%s: %d rows on the page, %d in the JSON", key, len(cells), len(rows))
+				continue
+			}
+			for i, r := range rows {
+				for col, v := range r {
+					got, ok := cells[i][col]
+					if !ok {
+						t.Errorf("%s row %d: no cell %s on the page", key, i, col)
+						continue
+					}
+					if !sameCell(got, v) {
+						t.Errorf("%s row %d %s: the page shows %q, the JSON %v", key, i, col, got, v)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 500 {
+		t.Errorf("only %d cells compared", checked)
+	}
+	if _, ok := tables["overview.over_time"]; !ok {
+		t.Errorf("the page has no over-time table")
+	}
+}
+
+// htmlTables parses the page's tables: table data-table, rows of cells
+// by data-col (a vertical table's figures are one row).
+func htmlTables(t *testing.T, page string) map[string][]map[string]string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	attr := func(n *html.Node, k string) string {
+		for _, a := range n.Attr {
+			if a.Key == k {
+				return a.Val
+			}
+		}
+		return ""
+	}
+	var text func(n *html.Node) string
+	text = func(n *html.Node) string {
+		if n.Type == html.TextNode {
+			return n.Data
+		}
+		var b strings.Builder
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			b.WriteString(text(c))
+		}
+		return b.String()
+	}
+	out := map[string][]map[string]string{}
+	var walk func(n *html.Node, key string, vertical bool)
+	walk = func(n *html.Node, key string, vertical bool) {
+		if n.Type == html.ElementNode {
+			switch {
+			case n.Data == "table" && attr(n, "data-table") != "":
+				key = attr(n, "data-table")
+				out[key] = nil
+				vertical = true
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode && c.Data == "thead" {
+						vertical = false
+					}
+				}
+				if vertical {
+					out[key] = []map[string]string{{}}
+				}
+			case n.Data == "tr" && key != "" && !vertical:
+				if n.Parent.Data == "tbody" && n.FirstChild != nil && attr(n.FirstChild, "class") != "none" {
+					out[key] = append(out[key], map[string]string{})
+				}
+			case n.Data == "td" && key != "" && attr(n, "data-col") != "":
+				rows := out[key]
+				rows[len(rows)-1][attr(n, "data-col")] = text(n)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, key, vertical)
+		}
+	}
+	walk(doc, "", false)
+	return out
+}
+
+// sameCell reports whether a page's cell shows the JSON value v as text
+// does: null as "-", rates as percentages with one decimal, milliseconds
+// with one decimal, times to the millisecond.
+func sameCell(cell string, v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return cell == "-"
+	case string:
+		if tm, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return cell == tm.UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+		return cell == v
+	case float64:
+		if p, ok := strings.CutSuffix(cell, "%"); ok {
+			return p == strconv.FormatFloat(100*v, 'f', 1, 64)
+		}
+		if strings.Contains(cell, ".") {
+			return cell == strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		return cell == strconv.FormatFloat(v, 'f', 0, 64) && v == math.Trunc(v)
+	}
+	return false
 }
