@@ -13,7 +13,7 @@ import (
 )
 
 // Formats Render writes.
-var Formats = []string{"text", "json", "csv", "markdown"}
+var Formats = []string{"text", "json", "csv", "markdown", "html"}
 
 // Meta is what every rendering states about the data it covers.
 type Meta struct {
@@ -27,8 +27,9 @@ type Meta struct {
 // Render writes reports in format: "text" (aligned tables), "json" (one
 // object: meta, then reports by name, tables by name, rows as objects with
 // rates as fractions), "csv" (one block per table, each row led by the
-// table's report.table name, blocks separated by an empty line) or
-// "markdown".
+// table's report.table name, blocks separated by an empty line),
+// "markdown", or "html" (one self-contained page: the tables, and SVG
+// charts drawn from them; see html.go).
 func Render(w io.Writer, format string, m Meta, reports []*Report) error {
 	bw := bufio.NewWriter(w)
 	var err error
@@ -41,6 +42,8 @@ func Render(w io.Writer, format string, m Meta, reports []*Report) error {
 		err = renderJSON(bw, m, reports)
 	case "csv":
 		err = renderCSV(bw, reports)
+	case "html":
+		err = renderHTML(bw, m, reports)
 	default:
 		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // Kind says how a column's values are typed and shown.
@@ -36,6 +37,9 @@ type Table struct {
 	// Vertical: a one-row table of figures, shown as name and value lines
 	// (JSON: an object rather than an array of one).
 	Vertical bool
+	// Step is a table over time's bucket width (its first column holds
+	// each bucket's start); 0 for other tables.
+	Step time.Duration
 }
 
 // Report is one report: a name (overview, tools, clients) and its tables.

@@ -1,8 +1,9 @@
 // Command analyze reads a dataset written by ingest and prints reports on
 // it: the overview (false successes over 2xx, outcomes by layer), tools,
-// clients and servers, and retries, as aligned text, JSON, CSV or
-// Markdown, over the exchanges the filters select; `analyze check` is a CI
-// gate with thresholds and JUnit XML. `analyze -h` describes every report,
+// clients and servers, retries, streams and sessions, as aligned text,
+// JSON, CSV, Markdown or a self-contained HTML page with charts, over the
+// exchanges the filters select; `analyze check` is a CI gate with
+// thresholds and JUnit XML. `analyze -h` describes every report,
 // filter and format. The queries live in package report (report/doc.go
 // says how the dataset is read); this command parses flags and writes the
 // output, one file per command (reports.go, check.go, session.go).

@@ -53,15 +53,28 @@ Reports:
                analyze -server notes streams
 
 Output:
-  -format F  text (aligned tables, the default), json (one object: meta, then
-             reports.NAME.TABLE, rates as fractions), csv (one block per table,
-             each row led by REPORT.TABLE), markdown.
-               analyze -format json overview | jq .reports.overview.summary
+  -format F  one of:
+             text      aligned tables, the default.
+                         analyze overview
+             json      one object: meta, then reports.NAME.TABLE, rows as
+                       objects, rates as fractions, null without a denominator.
+                         analyze -format json overview | jq .reports.overview.summary
+             csv       one block per table, blank-line separated, each row led
+                       by REPORT.TABLE, rates as fractions.
+                         analyze -format csv -o report.csv tools
+             markdown  a heading per report and table, pipe tables.
+                         analyze -format markdown -o report.md
+             html      one self-contained page (inline CSS and SVG, no script,
+                       nothing fetched): the tables with the same numbers, and
+                       charts: outcome breakdown, false-success rate over time,
+                       tool error rates by layer, retry flows; with analyze
+                       session ID, the session as a sequence diagram.
+                         analyze -format html -o report.html
   -o FILE    write to FILE instead of standard output.
                analyze -format markdown -o report.md
   -limit N   at most N rows in the tools, clients, servers and unsafe tables, the
-             busiest first (0: all; default 20 for text and markdown, all for
-             json and csv).
+             busiest first (0: all; default 20 for text, markdown and html, all
+             for json and csv).
                analyze -limit 10 tools
   -top N     at most N errors per tool (0: all; default 3).
 
@@ -91,6 +104,7 @@ session (session_id as written, a pseudonym) in order, with attempts, HTTP
 statuses, outcomes and retry links (#N: the row repeated); analyze session
 without ID lists the sessions with the most failures.
   analyze session                   analyze session -format markdown k1:3f9a2c
+  analyze session -format html -o session.html k1:3f9a2c
 
 A CI gate: analyze check fails (exit 1) when a threshold is exceeded, and
 can write JUnit XML.
@@ -107,6 +121,7 @@ type options struct {
 	filter            report.Filter
 	filterText        []string
 	reports           []string
+	session           string // analyze session's ID when it follows flags
 }
 
 // parseFlags parses the flags every command shares; check, when not nil,
@@ -146,6 +161,8 @@ func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlag
 	}
 	for _, a := range rest {
 		switch {
+		case cmd == "session" && o.session == "" && !isDir(a):
+			o.session = a // the session ID after the flags
 		case cmd != "":
 			return nil, fmt.Errorf("analyze %s takes no more arguments (%q): use -data DIR", cmd, a)
 		case slices.Contains(reportNames, a):
@@ -163,7 +180,7 @@ func parseFlags(args []string, stderr io.Writer, now time.Time, check *checkFlag
 	}
 	if o.limit < 0 {
 		o.limit = 0 // json and csv: every row
-		if o.format == "text" || o.format == "markdown" {
+		if o.format == "text" || o.format == "markdown" || o.format == "html" {
 			o.limit = 20
 		}
 	}
@@ -266,6 +283,14 @@ func runReports(args []string, stdout, stderr io.Writer) int {
 		switch name {
 		case "overview":
 			r, err = d.Overview(ctx)
+			if err == nil && o.format == "html" {
+				// The page draws false successes over time; the other
+				// formats keep the tables they always had.
+				var t *report.Table
+				if t, err = d.OverTime(ctx); err == nil {
+					r.Tables = append(r.Tables, t)
+				}
+			}
 		case "tools":
 			r, err = d.Tools(ctx, o.limit, o.top)
 		case "clients":

@@ -23,6 +23,12 @@ func runSession(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer d.Close()
+	if id == "" {
+		id = o.session
+	} else if o.session != "" {
+		fmt.Fprintf(stderr, "analyze: analyze session takes one ID (%q and %q)\n\n%s", id, o.session, usageText)
+		return 2
+	}
 	var r *report.Report
 	var err error
 	if id == "" {
