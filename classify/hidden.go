@@ -346,6 +346,9 @@ func judgeText(text string, cut bool) (bool, string) {
 	if line == "" || isLogLine(line) || isLocation(line) {
 		return false, "" // a log excerpt or a listing of matches, not the tool's own word
 	}
+	if plainLine(line) {
+		return false, "" // no rule below can fire (plain.go)
+	}
 	var lowBuf [hiddenHead]byte // line is at most hiddenHead bytes: no copy on the heap
 	l := lineCtx{line: line, low: lowerASCIIInto(lowBuf[:], line), next: next,
 		oneLine: !cut && !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),

@@ -33,6 +33,7 @@ func checkText(t testing.TB, where, text string) {
 	t.Helper()
 	checkKind(t, where, text)
 	checkLines(t, where, text)
+	checkPlain(t, where, text)
 	for _, cut := range []bool{false, true} {
 		checkStatus(t, where, text)
 		gs, gr := judgeText(text, cut)
