@@ -66,6 +66,8 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 	if ok {
 		if len(raw) > hiddenEnvelope {
 			suspect, reason = judgeText(headOfString(raw), true)
+		} else if plainLiteral(raw) {
+			// judgeText would find nothing: not unescaped (plain.go)
 		} else if text, bp, ok := unescapeLiteral(raw); ok {
 			suspect, reason = judgeText(text, false)
 			releaseScratch(text, bp, &reason)

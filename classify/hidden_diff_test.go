@@ -19,6 +19,9 @@ func checkSame(t testing.TB, where string, result string) {
 	t.Helper()
 	content, sc := members(result, "content", "structuredContent")
 	raw, ok := firstText(content)
+	if ok {
+		checkPlainLiteral(t, where, raw)
+	}
 	gs, gr := hiddenFailure(raw, ok, sc)
 	ws, wr := oldHiddenFailure(raw, ok, sc)
 	if gs != ws || gr != wr {
@@ -43,6 +46,7 @@ func checkText(t testing.TB, where, text string) {
 		}
 	}
 	lit, _ := json.Marshal(text)
+	checkPlainLiteral(t, where, string(lit))
 	if s := string(lit); stringValue(s) != gjson.Parse(s).Str {
 		t.Fatalf("%s: stringValue(%.300q) differs from gjson", where, s)
 	}

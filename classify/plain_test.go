@@ -2,8 +2,11 @@ package classify
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 
 	"mcptrace/internal/traffic"
 )
@@ -40,6 +43,46 @@ func checkPlain(t testing.TB, where, text string) bool {
 	return plain
 }
 
+// checkPlainLiteral holds plainLiteral to the rules: the text of a literal
+// it passes is one the old detector (gjson's unescaping, oldJudgeText)
+// finds nothing in.
+func checkPlainLiteral(t testing.TB, where, raw string) bool {
+	t.Helper()
+	if len(raw) > hiddenEnvelope || !plainLiteral(raw) {
+		return false
+	}
+	if ok, r := oldJudgeText(gjson.Parse(raw).Str, false); ok {
+		t.Fatalf("%s: plainLiteral passes %.300q, but the rules say %q", where, raw, r)
+	}
+	return true
+}
+
+// TestPlainLiteral: escapes, leading space and what plainLiteral leaves to
+// the rules.
+func TestPlainLiteral(t *testing.T) {
+	for _, raw := range []string{`"Error: x"`, `"\nError: x"`, `" \t\r\nError: x"`, `"Err\u006fr: x"`, `"ok\nError: x"`,
+		`"Found \"x\": Error: y"`, `"**Error: x**"`, `"__x__ Error"`, `"{\"error\":\"x\"}"`, `"<title>503</title>"`,
+		`"ok\"`, `"ok`, `ok"`, `"a"b"`, `"\u2028Error"`, `"❌ Failed"`, `"Status 503"`, `"` + strings.Repeat("a ", 300) + `"`,
+		`"` + strings.Repeat("a", 509) + `503"`, `"` + strings.Repeat("a", 510) + `5034"`} {
+		checkPlainLiteral(t, "table", raw)
+		if lit, _ := json.Marshal(gjson.Parse(raw).Str); plainLiteral(raw) && !strings.Contains(raw, "Error") && !plainLiteral(string(lit)) {
+			t.Errorf("plainLiteral passes %q but not %s", raw, lit)
+		}
+	}
+	for _, raw := range []string{`"Error: x"`, `"\nError: x"`, `"Err\u006fr: x"`, `"**x"`, `"{}"`, `"a"b"`, `""`, `"  "`} {
+		if plainLiteral(raw) {
+			t.Errorf("plainLiteral(%s) passes a literal the rules must judge", raw)
+		}
+	}
+	for _, raw := range []string{`"ok"`, `"Found 12 documents matching \"quarterly report\": Q3"`, `"\n  Row 17: 4471 pallets\nError: x"`,
+		`"` + strings.Repeat("a", 512) + `Error"`} {
+		if !plainLiteral(raw) {
+			t.Errorf("plainLiteral(%s) does not pass a plain text", raw)
+		}
+		checkPlainLiteral(t, "table", raw)
+	}
+}
+
 // TestPlainLine: each rule's examples are not plain; plain successes are.
 func TestPlainLine(t *testing.T) {
 	for _, s := range []string{"Error: x", "ERROR #5002: x", "Database error: x", "KeyError: 'x'",
@@ -67,36 +110,61 @@ func TestPlainLine(t *testing.T) {
 	}
 }
 
-// TestPlainLineOnTraffic: on the texts of generated traffic the prefilter
-// passes most successes and never a line the rules judge (the walk runs
-// checkText, and so checkPlain, on every string).
+// TestPlainLineOnTraffic: on the first text blocks of generated traffic
+// the prefilters pass some successes and never a text the rules judge.
 func TestPlainLineOnTraffic(t *testing.T) {
 	var buf bytes.Buffer
-	if _, err := traffic.Write(&buf, traffic.Options{Format: "wire", Side: "client", Seed: 7, Bytes: 2 << 20}); err != nil {
+	if _, err := traffic.Write(&buf, traffic.Options{Format: "wire", Side: "client", Seed: 7, Bytes: 6 << 20}); err != nil {
 		t.Fatal(err)
 	}
-	plainTexts, texts := 0, 0
-	for _, line := range strings.Split(buf.String(), "\n") {
-		for _, q := range strings.Split(line, `\"text\":\"`)[1:] {
-			if i := strings.Index(q, `\"`); i >= 0 {
-				q = q[:i]
-			}
-			texts++
-			if checkPlain(t, "traffic", q) {
-				plainTexts++
+	lines, literals, texts := 0, 0, 0
+	var visit func(v gjson.Result)
+	visit = func(v gjson.Result) {
+		switch {
+		case v.IsObject() || v.IsArray():
+			v.ForEach(func(_, x gjson.Result) bool { visit(x); return true })
+		case v.Type == gjson.String:
+			// A body: JSON, or an event stream's data lines.
+			for _, data := range strings.Split(v.Str, "\n") {
+				data = strings.TrimSpace(strings.TrimPrefix(data, "data:"))
+				if data == "" || !gjson.Valid(data) {
+					continue
+				}
+				body := gjson.Parse(data)
+				if text := body.Get("result.content.0.text"); text.Type == gjson.String {
+					texts++
+					if checkPlain(t, "traffic", text.Str) {
+						lines++
+					}
+					if checkPlainLiteral(t, "traffic", text.Raw) {
+						literals++
+					}
+				}
+				visit(body)
 			}
 		}
 	}
-	if texts < 100 || plainTexts == 0 || plainTexts == texts {
-		t.Fatalf("%d of %d texts plain: the prefilter should pass some and not all", plainTexts, texts)
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if gjson.Valid(line) {
+			visit(gjson.Parse(line))
+		}
 	}
-	t.Logf("%d of %d texts plain", plainTexts, texts)
+	if texts < 100 || lines == 0 || lines == texts || literals == 0 || literals > lines {
+		t.Fatalf("of %d texts %d have a plain first line, %d a plain literal: the prefilters should pass some and not all", texts, lines, literals)
+	}
+	t.Logf("of %d texts %d have a plain first line, %d a plain literal", texts, lines, literals)
 }
 
-// FuzzPlainLine: on any line the prefilter passes, the rules find nothing.
+// FuzzPlainLine: on any line the prefilter passes, and in the text of any
+// literal plainLiteral passes, the rules find nothing.
 func FuzzPlainLine(f *testing.F) {
 	for _, s := range []string{"ok", "Error: x", "x 503 y", "Found 3 \"x\": a", "ls: cannot", "ÄRROR: x", "a\u212aerror"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { checkPlain(t, "fuzz", s) })
+	f.Fuzz(func(t *testing.T, s string) {
+		checkPlain(t, "fuzz", s)
+		lit, _ := json.Marshal(s)
+		checkPlainLiteral(t, "fuzz", string(lit))
+		checkPlainLiteral(t, "fuzz", `"`+s+`"`) // escapes as written
+	})
 }
