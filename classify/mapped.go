@@ -1,7 +1,5 @@
 package classify
 
-import "strconv"
-
 // httpOwnStatus lists the 4xx statuses that keep their HTTP meaning even
 // when the body is a JSON-RPC error with the request's id: authentication
 // (401, 403, 407) is settled by the client's HTTP layer (an OAuth challenge,
@@ -33,7 +31,7 @@ func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
 	if v.Outcome != JSONRPCError || v.ErrorCode == nil {
 		return Verdict{}, false
 	}
-	v.Reason = "JSON-RPC error " + strconv.FormatInt(*v.ErrorCode, 10) + " carried by HTTP " + strconv.Itoa(at.Status) +
+	v.Reason = codeReason(*v.ErrorCode) + " carried by HTTP " + statusText(at.Status) +
 		" (2026-07-28 maps protocol errors onto HTTP statuses)"
 	return v, true
 }
