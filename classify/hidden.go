@@ -68,6 +68,9 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 			suspect, reason = judgeText(headOfString(raw), true)
 		} else if plainLiteral(raw) {
 			// judgeText would find nothing: not unescaped (plain.go)
+		} else if head, bp, ok := unescapeHead(raw); ok {
+			suspect, reason = judgeText(head, true) // the rest cannot change it (plain.go)
+			releaseScratch(head, bp, &reason)
 		} else if text, bp, ok := unescapeLiteral(raw); ok {
 			suspect, reason = judgeText(text, false)
 			releaseScratch(text, bp, &reason)

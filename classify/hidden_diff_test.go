@@ -127,6 +127,7 @@ func TestHiddenFailureSameAsOracle(t *testing.T) {
 			// Corpus records: each as a text and as a tool result.
 			for _, rec := range strings.Split(s, "----8<----") {
 				checkText(t, p, rec)
+				checkHead(t, p, rec)
 				lit, _ := json.Marshal(rec)
 				checkSame(t, p, `{"content":[{"type":"text","text":`+string(lit)+`}]}`)
 				judged++

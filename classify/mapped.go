@@ -42,13 +42,28 @@ func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
 // version) names: the only other modern version is one the server does not
 // know yet, and the server answers it by 2026-07-28's rules.
 func Stateless(version string) bool {
-	if len(version) != len(v20260728) || version[4] != '-' || version[7] != '-' {
+	if len(version) != len(v20260728) {
 		return false
 	}
+	// The first byte that differs from 2026-07-28 orders the two; a later
+	// version must still be a date.
 	for i := 0; i < len(version); i++ {
-		if i != 4 && i != 7 && !isDigit(version[i]) {
+		if c, w := version[i], v20260728[i]; c != w {
+			return c > w && isDate(version)
+		}
+	}
+	return true
+}
+
+// isDate: s is DDDD-DD-DD.
+func isDate(s string) bool {
+	if len(s) != len(v20260728) || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i != 4 && i != 7 && !isDigit(s[i]) {
 			return false
 		}
 	}
-	return version >= v20260728
+	return true
 }

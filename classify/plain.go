@@ -1,8 +1,11 @@
 package classify
 
 import (
+	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"mcptrace/internal/jsonstr"
 )
 
 // A prefilter for the first-line rules of judgeText: one pass over a
@@ -124,7 +127,7 @@ func equalLower(s, low string) bool {
 // because its first line is plain (plainLine), read from raw as it is
 // unescaped, without unescaping the rest. It is false (the text must be
 // judged) for whatever it does not follow exactly: a \u escape, a control
-// character, a text that starts as JSON or markup or with a byte that is
+// character, a text that starts as a JSON object or markup or with a byte that is
 // not ASCII, a literal that is not whole. Other bytes are copied as they
 // are, as jsonstr.AppendUnescapedText copies them.
 func plainLiteral(raw string) bool {
@@ -172,9 +175,12 @@ func plainLiteral(raw string) bool {
 			switch c {
 			case ' ', '\t', '\r', '\n':
 				continue
-			case '{', '[', '<':
-				return false
+			case '{', '<':
+				return false // judged as JSON or markup
 			}
+			// A text starting with '[' is a list of results when it is
+			// valid JSON (not judged) and judged by its first line when
+			// it is not: either way a plain first line is no failure.
 			started = true
 		}
 		if c == '\n' {
@@ -190,4 +196,80 @@ func plainLiteral(raw string) bool {
 		k--
 	}
 	return plainLine(unsafe.String(&buf[0], k))
+}
+
+// longHead is how much of a long text's value judgeText gets when the
+// rest cannot change its verdict (unescapeHead).
+const longHead = 2 * hiddenHead
+
+// unescapeHead is, for a long literal (more than 2*longHead bytes, at
+// most hiddenEnvelope), the first longHead bytes or so of its value, when
+// judgeText(head, true) is judgeText(value, false): the value does not
+// start as JSON or markup, is longer than hiddenShort (no phrase rules)
+// after what judgeText strips, and is not one line (a newline with more
+// than space after it is in the head). Otherwise ok is false and the
+// caller unescapes the whole literal. A true result must be handed back
+// with releaseScratch.
+func unescapeHead(raw string) (head string, bp *[]byte, ok bool) {
+	n := len(raw)
+	if n <= 2*longHead || n > hiddenEnvelope || raw[0] != '"' || raw[n-1] != '"' {
+		return "", nil, false
+	}
+	bp = scratchPool.Get().(*[]byte)
+	out, more := appendUnescapedHead((*bp)[:0], unsafe.Slice(unsafe.StringData(raw[1:n-1]), n-2), longHead)
+	*bp = out
+	if !more || len(out) == 0 {
+		scratchPool.Put(bp)
+		return "", nil, false
+	}
+	head = unsafe.String(&out[0], len(out))
+	t := strings.TrimLeft(head, " \t\r\n\ufeff")
+	if t == "" || t[0] == '{' || t[0] == '[' || t[0] == '<' {
+		scratchPool.Put(bp)
+		return "", nil, false
+	}
+	t = stripDecoration(t)
+	nl := strings.IndexByte(t, '\n')
+	if len(t) <= hiddenShort+utf8.UTFMax || nl < 0 || strings.TrimRight(t[nl:], " \t\r\n") == "" {
+		scratchPool.Put(bp)
+		return "", nil, false
+	}
+	return head, bp, true
+}
+
+// appendUnescapedHead is jsonstr.AppendUnescapedText(dst, lit) stopped
+// once limit bytes are appended, between two escapes or plain bytes, so
+// that what it appends is a prefix of the value; more: it stopped there,
+// before the value's end. An unescaped quote stops it with more false.
+func appendUnescapedHead(dst, lit []byte, limit int) (out []byte, more bool) {
+	start := len(dst)
+	for i := 0; i < len(lit); {
+		if len(dst)-start >= limit {
+			return dst, true
+		}
+		end := min(len(lit), i+limit-(len(dst)-start))
+		j := i
+		for j < end && lit[j] != '\\' && lit[j] >= ' ' && lit[j] != '"' {
+			j++
+		}
+		dst = append(dst, lit[i:j]...)
+		if j == len(lit) {
+			return dst, false
+		}
+		if j == end && lit[j] != '\\' && lit[j] >= ' ' && lit[j] != '"' {
+			i = j // the limit, inside plain bytes
+			continue
+		}
+		if lit[j] != '\\' {
+			// A control character ends the value; so does a quote for
+			// gjson (the literal is not whole): not followed here.
+			return dst, false
+		}
+		var n int
+		if dst, n = jsonstr.AppendEscape(dst, lit[j:]); n == 0 {
+			return dst, false
+		}
+		i = j + n
+	}
+	return dst, false
 }
