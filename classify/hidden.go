@@ -118,14 +118,22 @@ func unescapeLiteral(raw string) (string, *[]byte, bool) {
 		return "", nil, false
 	}
 	// The literal must end at raw's last byte: no unescaped quote inside
-	// and the last quote not escaped.
-	for i := 0; i < len(in); i++ {
-		switch in[i] {
-		case '\\':
-			i++
-		case '"':
+	// (one after an even run of backslashes) and the last quote not
+	// escaped.
+	for off := 0; ; {
+		j := strings.IndexByte(in[off:], '"')
+		if j < 0 {
+			break
+		}
+		j += off
+		k := j
+		for k > 0 && in[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
 			return "", nil, false
 		}
+		off = j + 1
 	}
 	// in ends with an odd run of backslashes: the last quote is escaped.
 	k := len(in)
