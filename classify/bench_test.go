@@ -1,12 +1,17 @@
 package classify_test
 
 import (
+	"bytes"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tidwall/gjson"
+
 	"mcptrace/classify"
+	"mcptrace/decode"
+	"mcptrace/internal/traffic"
 	"mcptrace/schema"
 )
 
@@ -143,4 +148,57 @@ func benchMix(tb testing.TB) []*classify.Evidence {
 		out[(i*37)%len(evs)] = evs[i]
 	}
 	return out
+}
+
+// BenchmarkClassifyTraffic judges the exchanges of a generated client-side
+// wire log (internal/traffic, seed 1, 16 MiB): every POST that carried a
+// request, with its one response as the log recorded it (the body parsed
+// by package decode, an event stream split into its events), in the
+// generator's proportions of methods, outcomes and texts. It is an
+// approximation of the correlator's evidence (each attempt of a retried
+// call is judged on its own; a POST without a response counts as a
+// timeout), kept beside BenchmarkClassify's hand-made mix: its texts are
+// the generator's (diffs, listings, SQL, error messages of real servers).
+func BenchmarkClassifyTraffic(b *testing.B) {
+	evs := trafficEvidence(b, 16<<20)
+	b.SetBytes(bodyBytes(evs))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ev := range evs {
+			classify.Classify(ev)
+		}
+	}
+	b.ReportMetric(float64(len(evs))*float64(b.N)/b.Elapsed().Seconds(), "responses/s/core")
+}
+
+// trafficEvidence builds one Evidence per request POST of a generated wire
+// log of about size bytes.
+func trafficEvidence(tb testing.TB, size int64) []*classify.Evidence {
+	var buf bytes.Buffer
+	if _, err := traffic.Write(&buf, traffic.Options{Format: "wire", Side: "client", Seed: 1, Bytes: size}); err != nil {
+		tb.Fatal(err)
+	}
+	var evs []*classify.Evidence
+	outcomes := map[string]int{}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		rec := gjson.Parse(line)
+		req := decode.AppendMessages(nil, []byte(rec.Get("http.request.body").Str), schema.InRequestBody, 0)
+		if len(req) != 1 || req[0].Kind != schema.MsgRequest {
+			continue
+		}
+		ev := &classify.Evidence{Method: req[0].Method, ProtocolVersion: rec.Get("protocol_version").Str, ID: req[0].ID,
+			OnSession: rec.Get("session_id").Str != ""}
+		if resp := rec.Get("http.response"); resp.Exists() {
+			ev.Attempts = []classify.Attempt{post(int(resp.Get("status").Int()), resp.Get("content_type").Str, resp.Get("body").Str)}
+		} else {
+			ev.Attempts = []classify.Attempt{{Failure: schema.FailureTimeout}}
+		}
+		outcomes[classify.Classify(ev).Outcome]++
+		evs = append(evs, ev)
+	}
+	if len(evs) < 1000 || outcomes[classify.ToolSuccess] < len(evs)/2 {
+		tb.Fatalf("trafficEvidence: %d exchanges, outcomes %v", len(evs), outcomes)
+	}
+	tb.Logf("%d exchanges, outcomes %v", len(evs), outcomes)
+	return evs
 }

@@ -183,7 +183,7 @@ func classify(ev *Evidence) Verdict {
 			if v, ok := mappedProtocolError(ev, last); ok {
 				return v
 			}
-			v := Verdict{Outcome: HTTPError, Reason: "HTTP " + strconv.Itoa(last.Status), ErrorType: strconv.Itoa(last.Status)}
+			v := Verdict{Outcome: HTTPError, Reason: statusReason(last.Status), ErrorType: statusText(last.Status)}
 			// Keep a JSON-RPC error carried by the error response as detail.
 			for i := range last.Messages {
 				m := &last.Messages[i]
@@ -358,8 +358,8 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 			return Verdict{Outcome: InvalidEnvelope, Reason: "error message is not a string", Judged: m}
 		}
 		code := e.codeInt
-		return Verdict{Outcome: JSONRPCError, Reason: "JSON-RPC error " + strconv.FormatInt(code, 10),
-			ErrorCode: &code, ErrorMessage: e.messageText, ErrorType: strconv.FormatInt(code, 10), Judged: m}
+		return Verdict{Outcome: JSONRPCError, Reason: codeReason(code),
+			ErrorCode: &code, ErrorMessage: e.messageText, ErrorType: codeText(code), Judged: m}
 	}
 	if e.result != schema.JSONObject {
 		return invalidResult(ev.Method, "result is not an object", m)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -365,25 +367,36 @@ func isWordChar(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 // maxKindText bounds how much text the patterns read.
 const maxKindText = 4096
 
-// kindPhrase is one phrase of kindPatterns, with its pattern's index.
+// kindPhrase is one phrase of kindPatterns, with its pattern's index; a
+// need is one of the pattern's needs instead.
 type kindPhrase struct {
 	text    string
 	pattern int
+	need    bool
 }
 
-// kindPhraseIndex holds the phrases of kindPatterns by their first byte;
-// kindHeads marks a hash of the first four bytes of each phrase (every
-// phrase has at least four), so that most places of a text are passed over
-// with one look.
+// kindPhraseIndex holds the phrases and needs of kindPatterns by their
+// first byte; kindHeads marks a hash of the first four bytes of each
+// (every one has at least four), so that most places of a text are passed
+// over with one look.
 var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 64]uint64) {
+	if len(kindPatterns) > 32 {
+		panic("classify: more kind patterns than a need mask holds")
+	}
 	for i := range kindPatterns {
-		for _, ph := range kindPatterns[i].phrases {
+		add := func(ph string, need bool) {
 			if len(ph) < 4 {
-				panic("classify: kind phrase shorter than 4 bytes: " + ph)
+				panic("classify: kind phrase or need shorter than 4 bytes: " + ph)
 			}
-			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i})
+			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i, need})
 			h := headHash(ph)
 			heads[h/64] |= 1 << (h % 64)
+		}
+		for _, ph := range kindPatterns[i].phrases {
+			add(ph, false)
+		}
+		for _, n := range kindPatterns[i].needs {
+			add(n, true)
 		}
 	}
 	return ix, heads
@@ -399,7 +412,8 @@ const kindTextBuf = 1024
 
 // textKind is the kind the first matching pattern gives, or "". It finds,
 // in one pass over the text, the first pattern one of whose phrases the
-// text holds; only the patterns before it try their regular expression
+// text holds, and which patterns' needs it holds; only the patterns before
+// it try their regular expression (when the text holds one of its needs)
 // and statuses, in the order of kindPatterns, so the result is that of
 // trying every pattern in turn.
 func textKind(text string) string {
@@ -410,19 +424,12 @@ func textKind(text string) string {
 		text = text[:maxKindText]
 	}
 	var lowBuf [kindTextBuf]byte
-	if isASCII(text) {
-		// strings.ToLower of an ASCII text, without the heap copy.
-		text = lowerASCIIInto(lowBuf[:], text)
-	} else {
-		// Unicode lower-casing can make ASCII letters (the Kelvin sign
-		// is a "k") and change lengths: as strings.ToLower does it.
-		text = strings.ToLower(text)
-	}
+	text, digits := lowerKindText(lowBuf[:], text)
 	status := ""
-	if strings.ContainsAny(text, "0123456789") {
+	if digits {
 		status = statusInText(text)
 	}
-	first := firstPhrasePattern(text)
+	first, needs := firstPhrasePattern(text)
 	for i := range kindPatterns {
 		p := &kindPatterns[i]
 		if i == first {
@@ -431,7 +438,7 @@ func textKind(text string) string {
 		// The text may alias lowBuf: the regular expression gets a copy
 		// (it keeps its input in pooled state, which would move lowBuf to
 		// the heap); few texts hold a pattern's needs.
-		if p.re != nil && containsAny(text, p.needs) && p.re.MatchString(strings.Clone(text)) {
+		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(text)) {
 			return p.kind
 		}
 		for _, st := range p.statuses {
@@ -443,10 +450,38 @@ func textKind(text string) string {
 	return ""
 }
 
+// lowerKindText is strings.ToLower(text), in buf when text is ASCII and
+// fits (one pass), and whether the result holds an ASCII digit.
+func lowerKindText(buf []byte, text string) (string, bool) {
+	if len(text) <= len(buf) {
+		digits := false
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			if c >= utf8.RuneSelf {
+				goto other
+			}
+			buf[i] = lowerTab[c]
+			digits = digits || isDigit(c)
+		}
+		return unsafe.String(&buf[0], len(text)), digits
+	}
+other:
+	if isASCII(text) {
+		text = lowerASCII(text)
+	} else {
+		// Unicode lower-casing can make ASCII letters (the Kelvin sign
+		// is a "k") and change lengths: as strings.ToLower does it.
+		text = strings.ToLower(text)
+	}
+	return text, strings.ContainsAny(text, "0123456789")
+}
+
 // firstPhrasePattern is the index of the first pattern of kindPatterns
-// with a phrase the text holds, len(kindPatterns) when none.
-func firstPhrasePattern(text string) int {
+// with a phrase the text holds, len(kindPatterns) when none, and a mask
+// of the patterns before it one of whose needs the text holds.
+func firstPhrasePattern(text string) (int, uint32) {
 	best := len(kindPatterns)
+	var needs uint32
 	for at := 0; at+4 <= len(text); at++ {
 		if h := headHash(text[at:]); kindHeads[h/64]&(1<<(h%64)) == 0 {
 			continue
@@ -454,14 +489,18 @@ func firstPhrasePattern(text string) int {
 		rest := text[at:]
 		for _, p := range kindPhraseIndex[text[at]] {
 			if p.pattern < best && strings.HasPrefix(rest, p.text) {
-				best = p.pattern
+				if p.need {
+					needs |= 1 << p.pattern
+				} else {
+					best = p.pattern
+				}
 			}
 		}
 		if best == 0 {
 			break
 		}
 	}
-	return best
+	return best, needs
 }
 
 func isASCII(s string) bool {
@@ -471,15 +510,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-func containsAny(text string, needs []string) bool {
-	for _, n := range needs {
-		if strings.Contains(text, n) {
-			return true
-		}
-	}
-	return false
 }
 
 var mcpErrorText = regexp.MustCompile(`^\s*(?:Error:\s*)?MCP error (-?\d{1,9}):\s*`)

@@ -205,3 +205,12 @@ func oldEmbeddedCode(text string) (int64, string, bool) {
 	}
 	return code, text[m[1]:], true
 }
+
+func containsAny(text string, needs []string) bool {
+	for _, n := range needs {
+		if strings.Contains(text, n) {
+			return true
+		}
+	}
+	return false
+}

@@ -66,6 +66,11 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 	if ok {
 		if len(raw) > hiddenEnvelope {
 			suspect, reason = judgeText(headOfString(raw), true)
+		} else if plainLiteral(raw) {
+			// judgeText would find nothing: not unescaped (plain.go)
+		} else if head, bp, ok := unescapeHead(raw); ok {
+			suspect, reason = judgeText(head, true) // the rest cannot change it (plain.go)
+			releaseScratch(head, bp, &reason)
 		} else if text, bp, ok := unescapeLiteral(raw); ok {
 			suspect, reason = judgeText(text, false)
 			releaseScratch(text, bp, &reason)
@@ -113,14 +118,22 @@ func unescapeLiteral(raw string) (string, *[]byte, bool) {
 		return "", nil, false
 	}
 	// The literal must end at raw's last byte: no unescaped quote inside
-	// and the last quote not escaped.
-	for i := 0; i < len(in); i++ {
-		switch in[i] {
-		case '\\':
-			i++
-		case '"':
+	// (one after an even run of backslashes) and the last quote not
+	// escaped.
+	for off := 0; ; {
+		j := strings.IndexByte(in[off:], '"')
+		if j < 0 {
+			break
+		}
+		j += off
+		k := j
+		for k > 0 && in[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
 			return "", nil, false
 		}
+		off = j + 1
 	}
 	// in ends with an odd run of backslashes: the last quote is escaped.
 	k := len(in)
@@ -345,6 +358,9 @@ func judgeText(text string, cut bool) (bool, string) {
 	line = strings.TrimRight(line, " \t\r")
 	if line == "" || isLogLine(line) || isLocation(line) {
 		return false, "" // a log excerpt or a listing of matches, not the tool's own word
+	}
+	if plainLine(line) {
+		return false, "" // no rule below can fire (plain.go)
 	}
 	var lowBuf [hiddenHead]byte // line is at most hiddenHead bytes: no copy on the heap
 	l := lineCtx{line: line, low: lowerASCIIInto(lowBuf[:], line), next: next,

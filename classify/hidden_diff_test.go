@@ -19,6 +19,9 @@ func checkSame(t testing.TB, where string, result string) {
 	t.Helper()
 	content, sc := members(result, "content", "structuredContent")
 	raw, ok := firstText(content)
+	if ok {
+		checkPlainLiteral(t, where, raw)
+	}
 	gs, gr := hiddenFailure(raw, ok, sc)
 	ws, wr := oldHiddenFailure(raw, ok, sc)
 	if gs != ws || gr != wr {
@@ -33,6 +36,7 @@ func checkText(t testing.TB, where, text string) {
 	t.Helper()
 	checkKind(t, where, text)
 	checkLines(t, where, text)
+	checkPlain(t, where, text)
 	for _, cut := range []bool{false, true} {
 		checkStatus(t, where, text)
 		gs, gr := judgeText(text, cut)
@@ -42,6 +46,7 @@ func checkText(t testing.TB, where, text string) {
 		}
 	}
 	lit, _ := json.Marshal(text)
+	checkPlainLiteral(t, where, string(lit))
 	if s := string(lit); stringValue(s) != gjson.Parse(s).Str {
 		t.Fatalf("%s: stringValue(%.300q) differs from gjson", where, s)
 	}
@@ -122,6 +127,7 @@ func TestHiddenFailureSameAsOracle(t *testing.T) {
 			// Corpus records: each as a text and as a tool result.
 			for _, rec := range strings.Split(s, "----8<----") {
 				checkText(t, p, rec)
+				checkHead(t, p, rec)
 				lit, _ := json.Marshal(rec)
 				checkSame(t, p, `{"content":[{"type":"text","text":`+string(lit)+`}]}`)
 				judged++

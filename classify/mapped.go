@@ -1,7 +1,5 @@
 package classify
 
-import "strconv"
-
 // httpOwnStatus lists the 4xx statuses that keep their HTTP meaning even
 // when the body is a JSON-RPC error with the request's id: authentication
 // (401, 403, 407) is settled by the client's HTTP layer (an OAuth challenge,
@@ -33,7 +31,7 @@ func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
 	if v.Outcome != JSONRPCError || v.ErrorCode == nil {
 		return Verdict{}, false
 	}
-	v.Reason = "JSON-RPC error " + strconv.FormatInt(*v.ErrorCode, 10) + " carried by HTTP " + strconv.Itoa(at.Status) +
+	v.Reason = codeReason(*v.ErrorCode) + " carried by HTTP " + statusText(at.Status) +
 		" (2026-07-28 maps protocol errors onto HTTP statuses)"
 	return v, true
 }
@@ -44,13 +42,28 @@ func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
 // version) names: the only other modern version is one the server does not
 // know yet, and the server answers it by 2026-07-28's rules.
 func Stateless(version string) bool {
-	if len(version) != len(v20260728) || version[4] != '-' || version[7] != '-' {
+	if len(version) != len(v20260728) {
 		return false
 	}
+	// The first byte that differs from 2026-07-28 orders the two; a later
+	// version must still be a date.
 	for i := 0; i < len(version); i++ {
-		if i != 4 && i != 7 && !isDigit(version[i]) {
+		if c, w := version[i], v20260728[i]; c != w {
+			return c > w && isDate(version)
+		}
+	}
+	return true
+}
+
+// isDate: s is DDDD-DD-DD.
+func isDate(s string) bool {
+	if len(s) != len(v20260728) || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i != 4 && i != 7 && !isDigit(s[i]) {
 			return false
 		}
 	}
-	return version >= v20260728
+	return true
 }

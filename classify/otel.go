@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"strconv"
 	"strings"
 
 	"mcptrace/schema"
@@ -20,7 +19,7 @@ func name(v *Verdict, ev *Evidence) {
 	v.ErrorType = errorType(v, ev)
 	v.RPCStatusCode = ""
 	if v.ErrorCode != nil {
-		v.RPCStatusCode = strconv.FormatInt(*v.ErrorCode, 10)
+		v.RPCStatusCode = codeText(*v.ErrorCode)
 	}
 	v.ServerError = serverError(v, ev)
 	v.ErrorKind = ErrorKind(kindFacts(v, ev))
@@ -60,11 +59,11 @@ func errorType(v *Verdict, ev *Evidence) string {
 		return "_OTHER"
 	case JSONRPCError:
 		if v.ErrorCode != nil {
-			return strconv.FormatInt(*v.ErrorCode, 10)
+			return codeText(*v.ErrorCode)
 		}
 	case HTTPError:
 		if st := finalStatus(ev); st != 0 {
-			return strconv.Itoa(st)
+			return statusText(st)
 		}
 	case Unknown:
 		// A failure the log reported without a body keeps its stated

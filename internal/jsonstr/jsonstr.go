@@ -6,6 +6,7 @@ package jsonstr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -36,7 +37,7 @@ func AppendUnescaped(dst, lit []byte) []byte {
 // U+0000.
 func AppendUnescapedText(dst, lit []byte) []byte {
 	for i := 0; i < len(lit); {
-		j := i
+		j := i + plainRun(lit[i:])
 		for j < len(lit) && lit[j] != '\\' && lit[j] >= ' ' {
 			j++
 		}
@@ -108,4 +109,22 @@ func Hex4(h []byte) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// plainRun is how many bytes of b, a multiple of 8, are surely neither a
+// backslash nor a control character: it tests 8 bytes at a time, and the
+// caller tests the rest one by one.
+func plainRun(b []byte) int {
+	const ones, highs, ctrl, slash = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x5C5C5C5C5C5C5C5C
+	n := 0
+	for ; n+8 <= len(b); n += 8 {
+		v := binary.LittleEndian.Uint64(b[n:])
+		x := v ^ slash // a zero byte where v has a backslash
+		// A byte below 0x20, or a zero byte of x, sets its high bit in
+		// one of the two terms (the usual has-less and has-zero tests).
+		if ((v-ctrl)&^v|(x-ones)&^x)&highs != 0 {
+			break
+		}
+	}
+	return n
 }

@@ -119,3 +119,67 @@ func FuzzSameAsGjson(f *testing.F) {
 		}
 	})
 }
+
+// oldAppendUnescapedText is AppendUnescapedText as it was, one byte at a
+// time: the oracle of plainRun's eight at a time.
+func oldAppendUnescapedText(dst, lit []byte) []byte {
+	for i := 0; i < len(lit); {
+		j := i
+		for j < len(lit) && lit[j] != '\\' && lit[j] >= ' ' {
+			j++
+		}
+		dst = append(dst, lit[i:j]...)
+		if j == len(lit) || lit[j] != '\\' {
+			return dst
+		}
+		var n int
+		if dst, n = AppendEscape(dst, lit[j:]); n == 0 {
+			return dst
+		}
+		i = j + n
+	}
+	return dst
+}
+
+// checkPlainRun: plainRun never passes a backslash or a control character
+// and stops at most 8 bytes before the first; the decoding is the old one.
+func checkPlainRun(t testing.TB, lit []byte) {
+	t.Helper()
+	n := plainRun(lit)
+	first := -1
+	for i, c := range lit {
+		if c == '\\' || c < ' ' {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		first = len(lit)
+	}
+	if n%8 != 0 || n > first || first-n >= 8 && n+8 <= len(lit) {
+		t.Fatalf("%q: plainRun %d, first backslash or control character at %d", lit, n, first)
+	}
+	if got, want := AppendUnescapedText(nil, lit), oldAppendUnescapedText(nil, lit); !bytes.Equal(got, want) {
+		t.Fatalf("%q: AppendUnescapedText %q, the old one %q", lit, got, want)
+	}
+}
+
+func TestPlainRun(t *testing.T) {
+	for _, c := range cases {
+		checkPlainRun(t, []byte(c))
+	}
+	// Each byte value at each place of a word, after plain bytes.
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 17; at++ {
+			lit := []byte(strings.Repeat("a", at) + string([]byte{byte(c)}) + strings.Repeat("b", 20))
+			checkPlainRun(t, lit)
+		}
+	}
+}
+
+func FuzzPlainRun(f *testing.F) {
+	for _, c := range cases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) { checkPlainRun(t, lit) })
+}
