@@ -372,3 +372,13 @@ func (m *Manifest) livePaths() map[string]string {
 	}
 	return live
 }
+
+// ledgerFile holds the accounting of the last run that published
+// (schema.Ledger), next to the manifest.
+const ledgerFile = "ledger.json"
+
+// WriteLedger writes the run's ledger (JSON) next to the manifest,
+// durably and atomically: a reader sees the previous run's or this one's.
+func (d *Dataset) WriteLedger(b []byte) error {
+	return writeFileDurable(filepath.Join(d.metaPath(), ledgerFile), append(b, '\n'))
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,14 +37,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	rd := &redact.Redactor{Policy: cfg.Policy, Pseud: cfg.Pseudonyms, Stats: &redact.Stats{}}
 	ins, skipped, err := input.Expand(cfg.Inputs, input.Options{Exclude: []string{cfg.OutDir}})
 	if err != nil {
-		return nil, err
+		return nil, inputErr(err)
 	}
 	if len(ins) == 0 {
-		return nil, fmt.Errorf("no input files found in %s (%d entries skipped: %s)", strings.Join(cfg.Inputs, ", "), len(skipped), skipReasons(skipped))
+		return nil, inputErr(fmt.Errorf("no input files found in %s (%d entries skipped: %s)", strings.Join(cfg.Inputs, ", "), len(skipped), skipReasons(skipped)))
 	}
 	merging, allWire, err := mergeWanted(cfg, ins)
 	if err != nil {
-		return nil, err
+		return nil, inputErr(err)
 	}
 	interleave := merging && allWire && len(ins) <= maxInterleaved
 	files := make([]string, len(ins))
@@ -78,19 +79,27 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		if stopped(cfg.Stop) {
 			return sum, fmt.Errorf("%w: while waiting for the dataset's lock (%v)", ErrStopped, err)
 		}
-		return nil, err
+		return nil, outputErr(err)
 	}
 	p := &run{cfg: &cfg, rd: rd, sum: sum, sink: sink, inputs: inputs, byName: byName, merging: merging, runTime: runTime, kept: kept,
-		interleave: interleave}
+		interleave: interleave, started: start}
+	if ds, ok := sink.(*datasetSink); ok {
+		// The ledger goes into the dataset with the final commit, while the
+		// run still holds the lock.
+		ds.ledger = func() ([]byte, error) { return json.MarshalIndent(p.buildLedger(time.Now()), "", "  ") }
+	}
 	err = p.execute(ctx)
 	sum.Redactions = rd.Stats.Counts()
 	sum.Elapsed = time.Since(start)
 	p.ledger()
+	sum.Ledger = p.buildLedger(time.Now())
 	return sum, err
 }
 
 // run is one execution of the stages.
 type run struct {
+	started time.Time
+	shards  []*shard
 	cfg     *Config
 	rd      *redact.Redactor
 	sum     *Summary
@@ -182,7 +191,7 @@ func (p *run) execute(parent context.Context) error {
 				if ctx.Err() != nil {
 					return nil
 				}
-				return err
+				return inputErr(err)
 			}
 			u.seq = n
 			n++
@@ -214,7 +223,7 @@ func (p *run) execute(parent context.Context) error {
 				err := dec.run(ctx, u, parts)
 				close(parts)
 				if err != nil && ctx.Err() == nil {
-					return err
+					return inputErr(err)
 				}
 			}
 			return nil
@@ -239,6 +248,7 @@ func (p *run) execute(parent context.Context) error {
 	}
 	qOut := make(chan roundOut, 4)
 	streams[W] = qOut
+	p.shards = shards // their stats are final once their last round is written (the ledger)
 
 	// Sequencer: restores run order, gives every record its seq, and routes
 	// each observation by its conversation to a shard.
@@ -256,13 +266,22 @@ func (p *run) execute(parent context.Context) error {
 	done := make(chan struct{})
 	if cfg.Progress != nil {
 		start := time.Now()
+		total := int64(0)
+		for _, in := range p.inputs {
+			if in.Src.Size < 0 || total < 0 {
+				total = -1
+				continue
+			}
+			total += in.Src.Size
+		}
 		g.Go(func() error {
 			t := time.NewTicker(cfg.ProgressEvery)
 			defer t.Stop()
 			for {
 				select {
 				case <-t.C:
-					cfg.Progress(Progress{Records: p.counts.records.Load(), Bytes: p.counts.bytes.Load(), Elapsed: time.Since(start)})
+					cfg.Progress(Progress{Records: p.counts.records.Load(), Bytes: p.counts.bytes.Load(), Elapsed: time.Since(start),
+						Read: p.counts.rawRead(), Total: total})
 				case <-done:
 					return nil
 				}
@@ -274,7 +293,7 @@ func (p *run) execute(parent context.Context) error {
 	err := p.write(ctx, &orderer{streams: streams})
 	close(done)
 	if err != nil {
-		g.fail(err)
+		g.fail(outputErr(err))
 	}
 	g.wg.Wait()
 	if stopped(cfg.Stop) {
@@ -389,15 +408,26 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 			}
 			for d := range h.parts {
 				lastInput = time.Now()
+				acct := u.Input.account()
 				sum.Records += d.records
 				sum.Bytes += d.bytes
+				acct.Records += d.records
+				acct.Bytes += d.bytes
 				for k, v := range d.skipped {
 					sum.Skipped[k] += v
+					acct.SkippedBy[k] += v
+					acct.Skipped += v
 				}
 				if p.kafka != nil {
+					n := len(d.obs)
 					d.obs = p.kafka.dropUsed(u.Input, d.obs, sum, clock)
+					if used := int64(n - len(d.obs)); used > 0 {
+						acct.SkippedBy["already_written"] += used
+						acct.Skipped += used
+					}
 				}
 				sum.Observations += int64(len(d.obs))
+				acct.Observations += int64(len(d.obs))
 				var routed [][]*schema.Observation
 				if len(d.obs) > 0 {
 					routed = make([][]*schema.Observation, W)
@@ -414,10 +444,12 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 				for i := range d.quar {
 					q := &d.quar[i]
 					sum.ByReason[q.Reason]++
+					acct.QuarantinedBy[q.Reason]++
 					seq++
 					quar = append(quar, item{in: u.Input, q: q})
 				}
 				sum.Quarantined += int64(len(d.quar))
+				acct.Quarantined += int64(len(d.quar))
 				m := marker{mark: clock.Mark(seq)}
 				if p.kafka != nil && p.merging {
 					p.kafka.observed(u.Input, d.obs, u.Last)

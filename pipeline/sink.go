@@ -34,8 +34,9 @@ type datasetSink struct {
 	q         *dataset.Table[schema.Quarantine]
 	exFiles   *[]string
 	quarFiles *[]string
-	kept      func(*Input)    // reports an input read in part whose earlier complete rows stay
-	committed map[string]bool // identities committed in this run
+	kept      func(*Input)           // reports an input read in part whose earlier complete rows stay
+	committed map[string]bool        // identities committed in this run
+	ledger    func() ([]byte, error) // the run's ledger, written with the final commit
 }
 
 // openDataset opens (and locks) the dataset of cfg.OutDir and starts the
@@ -123,7 +124,14 @@ func (s *datasetSink) Commit(_ context.Context, inputs []*Input, final bool) err
 	if !final {
 		return nil
 	}
-	return errors.Join(s.txn.Close(), s.ds.Close())
+	err = s.txn.Close()
+	if err == nil && s.ledger != nil {
+		var b []byte
+		if b, err = s.ledger(); err == nil {
+			err = s.ds.WriteLedger(b)
+		}
+	}
+	return errors.Join(err, s.ds.Close())
 }
 
 func (s *datasetSink) Abort() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mcptrace/schema"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,7 +40,8 @@ type Input struct {
 	Records  atomic.Int64 // records read
 	commitAt atomic.Int64 // the position a commit records: how far its rows are in the commit
 	Opened   atomic.Bool
-	Finished atomic.Bool // read to its end
+	Finished atomic.Bool         // read to its end
+	acct     schema.LedgerCounts // where its records went (ledger.go), kept by the sequencer
 }
 
 // fileSource reads files, directories, glob patterns and standard input,
@@ -74,6 +76,27 @@ type fileSource struct {
 type progressCounters struct {
 	records atomic.Int64
 	bytes   atomic.Int64
+	mu      sync.Mutex
+	readers []*input.Reader // every input opened: how far each is read, in its own (raw) bytes
+}
+
+// opened adds r to the inputs whose raw bytes read make the progress share.
+func (c *progressCounters) opened(r *input.Reader) {
+	c.mu.Lock()
+	c.readers = append(c.readers, r)
+	c.mu.Unlock()
+}
+
+// rawRead is how many bytes of the inputs' files (compressed as they are)
+// have been read.
+func (c *progressCounters) rawRead() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for _, r := range c.readers {
+		n += r.RawBytes()
+	}
+	return n
 }
 
 func newFileSource(cfg *Config, inputs []*Input, stats *progressCounters) *fileSource {
@@ -256,6 +279,9 @@ func (s *fileSource) openInput(ctx context.Context, in *Input) (*Unit, *lineFeed
 	// ends the wait for its first bytes.
 	r, err := input.OpenWith(in.Src, input.OpenOptions{HeadWait: s.cfg.FlushInterval,
 		Stop: func() bool { return stopped(s.cfg.Stop) || ctx.Err() != nil }})
+	if err == nil {
+		s.stats.opened(r)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

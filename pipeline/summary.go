@@ -86,6 +86,27 @@ type Config struct {
 type Progress struct {
 	Records, Bytes int64
 	Elapsed        time.Duration
+	// Read and Total are the inputs' own bytes (compressed as they are on
+	// disk) read so far and in all; Total is -1 when an input is a stream,
+	// whose end is not known.
+	Read, Total int64
+}
+
+// Share is the part of the input read so far, from 0 to 1 (-1: unknown).
+func (p Progress) Share() float64 {
+	if p.Total <= 0 {
+		return -1
+	}
+	return min(1, float64(p.Read)/float64(p.Total))
+}
+
+// Left estimates the time left from the rate so far (-1: unknown).
+func (p Progress) Left() time.Duration {
+	sh := p.Share()
+	if sh <= 0 {
+		return -1
+	}
+	return time.Duration(float64(p.Elapsed) * (1 - sh) / sh)
 }
 
 // Summary is what a run did. Records = Skipped + Quarantined + Observations,
@@ -134,6 +155,10 @@ type Summary struct {
 	// generation ended keeping its open state: not written, rebuilt by the
 	// replay of whoever owns the partition next.
 	HeldForReplay int64
+
+	// Ledger is the run's accounting per input and in total, as written to
+	// the dataset's .mcptrace/ledger.json when the run publishes.
+	Ledger schema.Ledger
 }
 
 // Balanced reports whether every line is accounted for, every observation

@@ -18,11 +18,6 @@ import (
 	"mcptrace/pipeline"
 )
 
-// ExitUncommitted: a Kafka consumer stopped with rows durable in the dataset
-// whose offsets it could not commit; the next owner replays them and writes
-// nothing twice.
-const ExitUncommitted = 4
-
 // kafkaFlags are the flags of ingest as a Kafka consumer.
 type kafkaFlags struct {
 	brokers          string
@@ -113,7 +108,7 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 			os.Exit(128 + signalNumber(sig))
 		case <-time.After(k.shutdownTimeout):
 			log.Error().Dur("deadline", k.shutdownTimeout).Msg("shutdown took longer than -shutdown-timeout: exiting; uncommitted records are replayed by the next owner")
-			os.Exit(ExitFailed)
+			os.Exit(ExitOutput)
 		}
 	}()
 	var store *objstore.Store
@@ -128,7 +123,7 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 		cancel()
 		if err != nil {
 			log.Error().Err(err).Msg("object storage")
-			return ExitFailed
+			return ExitOutput
 		}
 		defer store.Close()
 		url := cfg.OutDir
@@ -164,7 +159,7 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 	sum, err := pipeline.RunKafka(context.Background(), cfg, ko)
 	if err != nil {
 		log.Error().Err(err).Str("out", cfg.OutDir).Msg("ingest failed; what was committed stays, the rest is replayed by the next owner")
-		return ExitFailed
+		return exitFor(err)
 	}
 	printSummary(stdout, sum)
 	printKafka(stdout, sum)
@@ -172,7 +167,10 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 		log.Error().Int("partitions", sum.Uncommitted).Msg("rows are durable whose offsets could not be committed: the next owner replays them and writes nothing twice")
 		return ExitUncommitted
 	}
-	return ExitOK
+	if !k.untilCaughtUp {
+		return ExitOK // a service stopped: what it quarantined is in the dataset and its metrics
+	}
+	return exitDone(sum)
 }
 
 func printKafka(w io.Writer, s *pipeline.Summary) {

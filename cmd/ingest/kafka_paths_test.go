@@ -363,12 +363,12 @@ func compareSamples(t *testing.T, files []sampleFile, unplaced int64, extra ...s
 	// (the same ones however the topic is fetched: correlate's
 	// TestMaxHoldCutsSameWhateverTheRounds).
 	kp, code := runIngestProc(t, kafkaArgs(c, "samples", kout, append([]string{"-merge", "off", "-kafka-until-caught-up", "-max-hold", "0"}, extra...)...)...)
-	if code != 0 {
+	if code != ExitQuarantined {
 		t.Fatalf("kafka consumer exited %d\n%s", code, kp)
 	}
 	fout := t.TempDir()
 	fp, code := runIngestProc(t, append(append([]string{"-out", fout, "-workers", "2", "-merge", "off"}, extra...), paths...)...)
-	if code != 0 {
+	if code != ExitQuarantined {
 		t.Fatalf("file ingest exited %d\n%s", code, fp)
 	}
 	checkCommittedAtEndOf(t, c, "samples", kout, kafkaTopic)

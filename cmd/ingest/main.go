@@ -31,13 +31,37 @@ import (
 	"mcptrace/redact"
 )
 
-// Exit statuses (README "Exit statuses").
+// Exit statuses (README "Exit statuses"), the same for files and Kafka.
 const (
-	ExitOK      = 0 // every input read and written
-	ExitFailed  = 1 // the run failed: the dataset is as it was before it
-	ExitUsage   = 2 // bad flags, policy or key: nothing was read
-	ExitStopped = 3 // a signal stopped the run: what was read is written, the summary says what was not
+	ExitOK          = 0  // every input read and written, nothing quarantined
+	ExitInput       = 1  // an input could not be found, opened or read: the dataset is as it was before the run
+	ExitUsage       = 2  // a bad flag value, policy or key: nothing was read
+	ExitStopped     = 3  // a signal stopped the run: what was read is written, the summary says what was not
+	ExitUncommitted = 4  // Kafka: rows durable whose offsets could not be committed
+	ExitOutput      = 5  // the dataset could not be locked, written or published: it is as it was before the run
+	ExitQuarantined = 6  // done and published, but some input was quarantined (the summary and the ledger count it)
+	ExitInternal    = 70 // the run's own accounting does not balance: a bug (EX_SOFTWARE)
 )
+
+// exitFor is the status of a run that failed with err.
+func exitFor(err error) int {
+	switch {
+	case errors.Is(err, dataset.ErrUnfinished), errors.Is(err, dataset.ErrLocked):
+		return ExitOutput
+	case pipeline.ErrorSide(err) == pipeline.SideOutput:
+		return ExitOutput
+	}
+	return ExitInput
+}
+
+// exitDone is the status of a run that ended well: 6 when input was
+// quarantined.
+func exitDone(sum *pipeline.Summary) int {
+	if sum.Quarantined > 0 {
+		return ExitQuarantined
+	}
+	return ExitOK
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -76,11 +100,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return ExitOK
 		}
-		return 2
+		return ExitUsage
 	}
 	log := newLogger(stderr, *quiet)
+	if msgs := checkFlags(fs); len(msgs) > 0 {
+		for _, m := range msgs {
+			log.Error().Msg(m)
+		}
+		return ExitUsage
+	}
 	if *workers > 0 {
 		// The stages run side by side, so one worker per stage already keeps
 		// several cores busy: -workers also bounds the cores used.
@@ -91,19 +121,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		p, err := redact.LoadPolicy(*policyFile)
 		if err != nil {
 			log.Error().Err(err).Msg("redaction policy")
-			return 2
+			return ExitUsage
 		}
 		policy = p
 	}
 	if *printPolicy {
 		fmt.Fprint(stdout, policy.YAML())
-		return 0
+		return ExitOK
 	}
 	inputs := fs.Args()
 	if len(inputs) == 0 && !kf.enabled() {
 		if _, err := os.Stat("samples"); err != nil {
 			log.Error().Msg("no PATH given and no samples/ directory here: run from the repository root or name the logs to ingest")
-			return 2
+			return ExitUsage
 		}
 		inputs = []string{"samples"}
 	}
@@ -120,7 +150,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ps, err := pseudonymizer(*keyFile, *keyID, log)
 	if err != nil {
 		log.Error().Err(err).Msg("pseudonym key")
-		return 2
+		return ExitUsage
 	}
 	// The first SIGINT or SIGTERM stops reading: what was read is drained,
 	// written and published, and ingest exits 3. A second one exits at once
@@ -134,12 +164,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop, WaitLock: *waitLock,
 		Roll: dataset.RollPolicy{MaxRows: *rollRows, MaxBytes: *rollBytes, MaxAge: *rollAge, MaxOpen: *maxOpen},
 		Log:  log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
+	terminal := false
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		terminal = true
 		cfg.ProgressEvery = time.Second
-		cfg.Progress = func(p pipeline.Progress) {
-			log.Info().Int64("records", p.Records).Str("read", humanBytes(p.Bytes)).
-				Str("rate", humanBytes(int64(float64(p.Bytes)/p.Elapsed.Seconds()))+"/s").Msg("ingesting")
-		}
+		cfg.Progress = func(p pipeline.Progress) { progressLine(log, p) }
 	}
 	if kf.enabled() {
 		return runKafka(kf, cfg, sigs, softStop, stdout, log)
@@ -162,6 +191,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	log.Info().Strs("inputs", inputs).Str("out", *out).Msg("ingest started")
 	sum, err := pipeline.Run(ctx, cfg)
+	code := fileStatus(sum, err, *out, stdout, log)
+	logFinished(log, sum, code, terminal)
+	return code
+}
+
+// fileStatus reports how a file run ended and returns its exit status.
+func fileStatus(sum *pipeline.Summary, err error, out string, stdout io.Writer, log zerolog.Logger) int {
 	if errors.Is(err, pipeline.ErrStopped) {
 		printSummary(stdout, sum)
 		log.Warn().Int("not_read", len(sum.NotRead)).Int("partly_read", len(sum.Partial)).
@@ -169,24 +205,57 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ExitStopped
 	}
 	if errors.Is(err, dataset.ErrUnfinished) {
-		log.Error().Err(err).Str("out", *out).Msg("ingest failed while publishing: the run's output is recorded and the next ingest on this dataset finishes moving it into place")
-		return 1
+		log.Error().Err(err).Str("out", out).Msg("ingest failed while publishing: the run's output is recorded and the next ingest on this dataset finishes moving it into place")
+		return ExitOutput
 	}
 	if err != nil && sum != nil && sum.StreamCommits > 0 {
-		log.Error().Err(err).Str("out", *out).Int("commits", sum.StreamCommits).
+		log.Error().Err(err).Str("out", out).Int("commits", sum.StreamCommits).
 			Msg("ingest failed; the stream's rows published before the failure stay, nothing else of this run was published")
-		return 1
+		return exitFor(err)
 	}
 	if err != nil {
-		log.Error().Err(err).Str("out", *out).Msg("ingest failed; the dataset is as it was before this run")
-		return 1
+		log.Error().Err(err).Str("out", out).Msg("ingest failed; the dataset is as it was before this run")
+		return exitFor(err)
 	}
 	printSummary(stdout, sum)
-	if !sum.Balanced() {
+	if !sum.Balanced() || !sum.Ledger.Balanced {
 		log.Error().Msg("conservation check failed: some input lines are not accounted for (a bug: please report it)")
-		return 1
+		return ExitInternal
 	}
-	return 0
+	return exitDone(sum)
+}
+
+// progressLine is one progress line on a terminal: records and bytes so
+// far, the rate, and, when every input is a file (its size known), the
+// share read and an estimate of the time left.
+func progressLine(log zerolog.Logger, p pipeline.Progress) {
+	ev := log.Info().Int64("records", p.Records).Str("read", humanBytes(p.Bytes)).
+		Str("rate", humanBytes(int64(float64(p.Bytes)/max(p.Elapsed.Seconds(), 1e-3)))+"/s")
+	if sh := p.Share(); sh >= 0 {
+		ev = ev.Str("done", fmt.Sprintf("%.0f%%", 100*sh))
+		if left := p.Left(); left >= 0 && sh > 0.01 {
+			ev = ev.Str("left", left.Round(time.Second).String())
+		}
+	}
+	ev.Msg("ingesting")
+}
+
+// logFinished logs the run's last line: on a terminal, that it finished
+// and how; otherwise, for a cron job or a log pipeline, the same with the
+// ledger (schema.Ledger) as a field, so nothing has to parse the summary.
+func logFinished(log zerolog.Logger, sum *pipeline.Summary, code int, terminal bool) {
+	ev := log.Info()
+	if code != ExitOK && code != ExitQuarantined {
+		ev = log.Warn()
+	}
+	ev = ev.Int("exit", code)
+	if sum != nil {
+		ev = ev.Str("elapsed", sum.Elapsed.Round(time.Millisecond).String()).Int64("records", sum.Records).Int64("exchanges", sum.Exchanges).Int64("quarantined", sum.Quarantined)
+		if !terminal && sum.Ledger.Version != 0 {
+			ev = ev.Interface("ledger", sum.Ledger)
+		}
+	}
+	ev.Msg("ingest finished")
 }
 
 func signalNumber(sig os.Signal) int {

@@ -66,7 +66,7 @@ func TestSamplesMatchREADME(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	// Each table states one log's own view: no merging here.
-	if code := run([]string{"-out", out, "-quiet", "-merge", "off", "../../samples"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"-out", out, "-quiet", "-merge", "off", "../../samples"}, &stdout, &stderr); code != ExitQuarantined {
 		t.Fatalf("ingest exited %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "[OK]") {
@@ -146,7 +146,7 @@ func TestDefaultRunIngestsSamples(t *testing.T) {
 	defer os.Chdir(wd)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-out", out}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"-out", out}, &stdout, &stderr); code != ExitQuarantined {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	for _, want := range []string{"mcptrace ingest summary", "exchanges:", "TOOL_SUCCESS", "quarantined:", "conservation:", "[OK]"} {
@@ -181,7 +181,7 @@ func TestMissingPathExitsNonZero(t *testing.T) {
 func TestREADMEQueriesRun(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-out", out, "-quiet", "../../samples"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"-out", out, "-quiet", "../../samples"}, &stdout, &stderr); code != ExitQuarantined {
 		t.Fatalf("ingest exited %d: %s", code, stderr.String())
 	}
 	readme, err := os.ReadFile("../../README.md")

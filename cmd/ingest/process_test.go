@@ -330,11 +330,12 @@ func TestConcurrentWritersOneWins(t *testing.T) {
 		}
 		codeA, codeB := exitCode(a.err), exitCode(b.err)
 		winner, loser := a, b
-		if codeA != 0 {
+		if codeA == ExitOutput {
 			winner, loser = b, a
 		}
-		if exitCode(winner.err) != ExitOK || exitCode(loser.err) != ExitFailed {
-			t.Fatalf("try %d: exits %d and %d, want one %d and one %d\nA: %s\nB: %s", try, codeA, codeB, ExitOK, ExitFailed, a, b)
+		// The log has bad lines: the winner publishes with them quarantined.
+		if exitCode(winner.err) != ExitQuarantined || exitCode(loser.err) != ExitOutput {
+			t.Fatalf("try %d: exits %d and %d, want one %d and one %d\nA: %s\nB: %s", try, codeA, codeB, ExitQuarantined, ExitOutput, a, b)
 		}
 		if ended[0] != loser {
 			t.Errorf("try %d: the loser did not fail at once: it ended after the winner\nloser: %s", try, loser)
@@ -386,11 +387,11 @@ func TestWaitLockWaitsForTheWriter(t *testing.T) {
 	if a.exited() {
 		t.Fatalf("the first writer ended before the second started: waiting was not exercised (make the log bigger)\n%s", a)
 	}
-	if code := a.wait(t, hangGuard); code != ExitOK {
+	if code := a.wait(t, hangGuard); code != ExitQuarantined {
 		t.Fatalf("first writer: exit %d\n%s", code, a)
 	}
-	if code := b.wait(t, hangGuard); code != ExitOK {
-		t.Fatalf("second writer with -wait-lock: exit %d, want %d\n%s", code, ExitOK, b)
+	if code := b.wait(t, hangGuard); code != ExitQuarantined {
+		t.Fatalf("second writer with -wait-lock: exit %d, want %d\n%s", code, ExitQuarantined, b)
 	}
 	if strings.Contains(b.stderr.String(), "is being written by") {
 		t.Errorf("the second writer reported the lock instead of waiting:\n%s", b.stderr)
@@ -516,7 +517,7 @@ func TestSIGKILLThenRerunEqualsCleanRun(t *testing.T) {
 	args := func(out string) []string { return []string{"-workers", "2", "-roll-rows", "2000", "-out", out, log} }
 	clean := filepath.Join(dir, "clean")
 	p, code := runIngestProc(t, args(clean)...)
-	if code != ExitOK {
+	if code != ExitQuarantined {
 		t.Fatalf("clean run: exit %d\n%s", code, p)
 	}
 	checkSummary(t, p, lines, exchanges, bad)
@@ -584,8 +585,8 @@ func TestForcedFormatOnEndlessInput(t *testing.T) {
 		t.Run(format+"/limit", func(t *testing.T) {
 			out := t.TempDir()
 			p, code := runIngestProc(t, "-out", out, "-format", format, "-max-document", "4194304", "/dev/zero")
-			if code != ExitOK {
-				t.Fatalf("exit %d, want %d\n%s", code, ExitOK, p)
+			if code != ExitQuarantined {
+				t.Fatalf("exit %d, want %d\n%s", code, ExitQuarantined, p)
 			}
 			checkSummary(t, p, 1, 0, 1)
 			if !regexp.MustCompile(`document_too_large\s+1\n`).MatchString(p.stdout.String()) {
@@ -646,7 +647,7 @@ func TestPipeAsPathLosesNothing(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out")
 		cmd := exec.Command("bash", "-c", `exec "$0" -out "$1" <(cat "$2")`, ingestBinary(t), out, log)
 		p := startProc(t, cmd)
-		if code := p.wait(t, hangGuard); code != ExitOK {
+		if code := p.wait(t, hangGuard); code != ExitQuarantined {
 			t.Fatalf("exit %d\n%s", code, p)
 		}
 		checkSummary(t, p, lines, exchanges, bad)
@@ -778,7 +779,7 @@ func TestFullDiskLeavesDatasetAsItWas(t *testing.T) {
 
 	out := filepath.Join(mnt, "out")
 	p, code := runIngestProc(t, "-out", out, small)
-	if code != ExitOK {
+	if code != ExitQuarantined {
 		t.Fatalf("good run into the tmpfs: exit %d\n%s", code, p)
 	}
 	checkSummary(t, p, smallLines, 300, smallBad)
@@ -804,8 +805,8 @@ func TestFullDiskLeavesDatasetAsItWas(t *testing.T) {
 	overflow := func(name string, args ...string) {
 		t.Helper()
 		p, code := runIngestProc(t, args...)
-		if code != ExitFailed {
-			t.Fatalf("%s: exit %d on a full filesystem, want %d\n%s", name, code, ExitFailed, p)
+		if code != ExitOutput {
+			t.Fatalf("%s: exit %d on a full filesystem, want %d\n%s", name, code, ExitOutput, p)
 		}
 		msg := p.stderr.String()
 		if !strings.Contains(msg, "no space left on device") || !strings.Contains(msg, out+string(filepath.Separator)) {
