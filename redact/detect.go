@@ -44,6 +44,7 @@ type detector struct {
 	scan   func(s string, id int, dst []span) []span
 	digits int
 	b64    bool
+	chain  bool // the digits must be in a row (longestChain), not anywhere
 	// The expression is anchored: it is tried where a keyword occurs,
 	// or where back moves that place to. word: only where a word starts.
 	word bool
@@ -97,7 +98,9 @@ func delims(s string) *[256]bool {
 // its opening quote, is read by readValue.
 const sep = `(?:\\*["'])?\s*(?::=|=>|[:=])[ \t]*`
 
-var detectors = []detector{
+// baseDetectors are the rules of before issue 13, in their order; the
+// rules of detect_more.go follow them (activeRules).
+var baseDetectors = []detector{
 	{name: "private_key", keywords: []string{"-----begin"},
 		pre:    prefixes("-----BEGIN"),
 		re:     anchored(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)`),
@@ -228,11 +231,19 @@ var detectors = []detector{
 		pre:    emailAt,
 		re:     anchored(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`),
 		secret: whole},
-	{name: "card_number", scan: scanCards, digits: 13},
+	{name: "card_number", scan: scanCards, digits: 13, chain: true},
 	// A line of base64 that decodes to binary, alone: the body of a PEM
 	// block whose lines were logged one by one, or some other key.
 	{name: "key_material", scan: scanKeyLines, b64: true},
 }
+
+// detectors are all the rules, in priority order.
+var detectors = slices.Concat(baseDetectors, moreDetectors)
+
+// activeRules is how many of the detectors run: all of them. The
+// differential tests set it to len(baseDetectors) for the time they hold
+// the engine to the implementation of before, which had only those.
+var activeRules = len(detectors)
 
 // Indices of detectors the encoded-token scanners report under.
 var basicAuthRule = ruleIndex("basic_auth")
@@ -367,10 +378,10 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 	}
 	var hits [16]hit
 	p := prefilterOf(s, hits[:0])
-	for i := range detectors {
+	for i := range activeRules {
 		r := &detectors[i]
 		if r.scan != nil {
-			if p.digits >= r.digits && (p.base64 || !r.b64) && (r.digits == 0 || longestChain(s) >= r.digits) {
+			if p.digits >= r.digits && (p.base64 || !r.b64) && (!r.chain || longestChain(s) >= r.digits) {
 				dst = r.scan(s, i, dst)
 			}
 			continue

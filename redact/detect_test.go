@@ -211,7 +211,7 @@ var keepCases = []string{
 	"card 4111111111111112 declined", "order 4000123456789010 shipped", "id 2024061100042",
 	"score 0.8472619384756201", "sha 3f786850e387550fdab836ed7e6dc881de23001b",
 	"sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
-	"date 2024-06-11 12:00", "phone +1 415-555-0100", "zip 1234 5678",
+	"date 2024-06-11 12:00", "zip 1234 5678", // "phone +1 415-555-0100" was kept until issue 13 made phone numbers personal data (detect_more_test.go)
 	"timezone Asia/Tokyo", "locale sk-SK", "pip install sk-learn-extensions-for-pipelines", "task-runner-0123456789abcdefghij failed",
 	"https://example.com/search?q=caf%C3%A9%20au%20lait", "https://example.com/a%20b/c%2Fd",
 	"listening on http://localhost:8080/mcp", "postgres://db.internal:5432/analytics",
