@@ -87,8 +87,11 @@ var moreDetectors = []detector{
 		secret: group(1, func(v string) bool { return !allDigits(v) && !isPlaceholder(v) })},
 	// .pgpass: host:port:database:user:password.
 	{name: "credentials_file", scan: scanPgpass},
-	{name: "ssn", scan: scanSSN, digits: 9},
-	{name: "phone", scan: scanPhones, digits: 8},
+	// ddd-dd-dddd is nine digits in a row as longestChain counts them.
+	{name: "ssn", scan: scanSSN, digits: 9, chain: 9},
+	{name: "phone", scan: scanIntlPhones, digits: 8},
+	// (415) 555-0199 has seven digits in a row, 415-555-0199 ten.
+	{name: "phone", scan: scanNANPPhones, digits: 10, chain: 7},
 }
 
 // backN moves n bytes back from where the keyword was found.
@@ -216,6 +219,9 @@ func scanDiscord(s string, id int, dst []span) []span {
 // or *; the password (the rest, which may hold colons) goes. It looks only
 // at words with at least four colons, of which the second field is a port.
 func scanPgpass(s string, id int, dst []span) []span {
+	if strings.Count(s, ":") < 4 {
+		return dst
+	}
 	for i := 0; ; {
 		k := strings.IndexByte(s[i:], ':')
 		if k < 0 {
@@ -345,19 +351,16 @@ func numberEdge(s string, i, dir int) bool {
 //   - international: + and a country code, then digits in groups joined by
 //     single blanks, dashes or dots (one group may be in parentheses),
 //     8 to 15 digits in all (E.164), or 10 to 15 unbroken;
-//   - North American: (415) 555-0199, 415-555-0199, 415.555.0199,
-//     1-415-555-0199, the area code and the exchange not starting with 0
-//     or 1;
+//   - North American: (415) 555-0199, 415-555-0199, 1-415-555-0199, the
+//     area code and the exchange not starting with 0 or 1;
 //
 // Anything else with digits (dates, versions, order numbers, ids) is not a
 // phone number.
-func scanPhones(s string, id int, dst []span) []span {
-	// International numbers start at a +, North American ones at a ( or
-	// three digits before a dash or a dot (or 1 and a dash or a dot).
+func scanIntlPhones(s string, id int, dst []span) []span {
 	for i := 0; ; {
 		k := strings.IndexByte(s[i:], '+')
 		if k < 0 {
-			break
+			return dst
 		}
 		a := i + k
 		i = a + 1
@@ -369,6 +372,11 @@ func scanPhones(s string, id int, dst []span) []span {
 			i = b
 		}
 	}
+}
+
+// scanNANPPhones finds North American numbers: at a ( or at three digits
+// (or 1) before a dash.
+func scanNANPPhones(s string, id int, dst []span) []span {
 	for i := 0; ; {
 		k := strings.IndexByte(s[i:], '(')
 		if k < 0 {
@@ -384,24 +392,25 @@ func scanPhones(s string, id int, dst []span) []span {
 			i = b
 		}
 	}
-	for _, sep := range [...]byte{'-', '.'} {
-		for i := 0; ; {
-			k := strings.IndexByte(s[i:], sep)
-			if k < 0 {
-				break
-			}
-			d := i + k
-			i = d + 1
-			a := d - 3
-			if d >= 1 && s[d-1] == '1' && (d == 1 || !phoneGlue(s[d-2])) {
-				a = d - 1 // 1-415-555-0199
-			} else if a < 0 || !isDigit(s[a]) || !isDigit(s[a+1]) || !isDigit(s[a+2]) || a > 0 && phoneGlue(s[a-1]) {
-				continue
-			}
-			if b := nanpPhone(s, a); b > 0 {
-				dst = append(dst, span{a, b, id})
-				i = b
-			}
+	if longestChain(s) < 10 {
+		return dst // 415-555-0199
+	}
+	for i := 0; ; {
+		k := strings.IndexByte(s[i:], '-')
+		if k < 0 {
+			break
+		}
+		d := i + k
+		i = d + 1
+		a := d - 3
+		if d >= 1 && s[d-1] == '1' && (d == 1 || !phoneGlue(s[d-2])) {
+			a = d - 1 // 1-415-555-0199
+		} else if a < 0 || !isDigit(s[a]) || !isDigit(s[a+1]) || !isDigit(s[a+2]) || a > 0 && phoneGlue(s[a-1]) {
+			continue
+		}
+		if b := nanpPhone(s, a); b > 0 {
+			dst = append(dst, span{a, b, id})
+			i = b
 		}
 	}
 	return dst
@@ -485,14 +494,13 @@ func nanpPhone(s string, i int) int {
 		}
 		j += 8
 	} else {
-		if s[j] == '1' && j+1 < len(s) && (s[j+1] == '-' || s[j+1] == '.') {
+		if s[j] == '1' && j+1 < len(s) && s[j+1] == '-' {
 			j += 2 // 1-415-555-0199
 		}
 		if j+12 > len(s) || !nxx(s, j) || !nxx(s, j+4) || !allDigits(s[j+8:j+12]) {
 			return 0
 		}
-		sep := s[j+3]
-		if sep != '-' && sep != '.' || s[j+7] != sep || j > i && s[i+1] != sep {
+		if s[j+3] != '-' || s[j+7] != '-' {
 			return 0
 		}
 		j += 12
