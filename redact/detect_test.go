@@ -340,7 +340,12 @@ func readCorpus(t testing.TB) []string {
 // numbers, IPs, durations, JSON-RPC errors, German and Japanese text) and
 // counts the lines Mask changed. Measured: 2 of 547 lines (0.37%): the
 // e-mail shape of git@github.com, and a microsecond timestamp that happens to
-// pass the Luhn check (as one in ten 13- to 19-digit numbers do).
+// pass the Luhn check (as one in ten 13- to 19-digit numbers do). Issue 13
+// added 300 lines of key: value pairs, ids, timestamps, UUIDs, hashes, git
+// commits, versions, order and part numbers and dates: 8 of 847 (0.94%),
+// the two above, two phone numbers of the first corpus (+1 415-555-0100,
+// +49 30 901820) that are personal data since issue 13, and four
+// cache_key: tool:hex8 values the assignment rule takes for secrets.
 func TestFalsePositives(t *testing.T) {
 	lines := readCorpus(t)
 	if len(lines) < 300 {
