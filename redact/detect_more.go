@@ -26,7 +26,7 @@ var moreDetectors = []detector{
 	// Azure AD client secrets (three characters, a digit, Q~).
 	{name: "cloud_token", keywords: []string{"dop_v1_", "doo_v1_", "dor_v1_", "dapi", "ltai", "gocspx-", "hvs.", "hvb.", "sbp_", "dp.pt.", "pul-"}, word: true,
 		pre: prefixes("do", "dapi", "LTAI", "GOCSPX-", "hvs.", "hvb.", "sbp_", "dp.pt.", "pul-"),
-		re: anchored(`do[opr]_v1_[a-f0-9]{64}\b|dapi[a-f0-9]{32}(?:-[0-9])?\b|LTAI[A-Za-z0-9]{20}\b|GOCSPX-[A-Za-z0-9_-]{28}` +
+		re: anchored(`do[opr]_v1_[a-f0-9]{64,}|dapi[a-f0-9]{32}(?:-[0-9])?\b|LTAI[A-Za-z0-9]{20}\b|GOCSPX-[A-Za-z0-9_-]{28}` +
 			`|hv[sb]\.[A-Za-z0-9_-]{90,}|sbp_[a-f0-9]{40}\b|dp\.pt\.[A-Za-z0-9]{43}|pul-[a-f0-9]{40}\b`),
 		secret: wholeIf(randomish)},
 	{name: "cloud_token", keywords: []string{".atlasv1."}, back: backN(14),
@@ -216,8 +216,8 @@ func scanDiscord(s string, id int, dst []span) []span {
 
 // scanPgpass finds .pgpass lines: host:port:database:user:password, each
 // field without blanks, the host a name, an address or *, the port digits
-// or *; the password (the rest, which may hold colons) goes. It looks only
-// at words with at least four colons, of which the second field is a port.
+// or *; the password (the rest of the word, which may hold colons) goes.
+// Whatever precedes the host (a parenthesis, a quote) does not matter.
 func scanPgpass(s string, id int, dst []span) []span {
 	if strings.Count(s, ":") < 4 {
 		return dst
@@ -234,11 +234,10 @@ func scanPgpass(s string, id int, dst []span) []span {
 			a--
 		}
 		i = c1 + 1
-		if a == c1 || a > 0 && !pgpassEdge(s[a-1]) {
+		if a == c1 {
 			continue
 		}
-		host := s[a:c1]
-		if host != "*" && !hasLetterOrDot(host) {
+		if host := s[a:c1]; host != "*" && !pgpassHost(host) {
 			continue
 		}
 		// The port.
@@ -281,9 +280,12 @@ func scanPgpass(s string, id int, dst []span) []span {
 
 func isHostByte(c byte) bool { return isAlnum(c) || c == '.' || c == '-' || c == '*' || c == '_' }
 
-func hasLetterOrDot(h string) bool {
+// pgpassHost: a host name with a dot (a domain, an IPv4 address) or with a
+// letter that is no hex digit (localhost, db-main); not a group of a MAC or
+// an IPv6 address.
+func pgpassHost(h string) bool {
 	for i := 0; i < len(h); i++ {
-		if isLetter(h[i]) || h[i] == '.' {
+		if c := h[i]; c == '.' || isLetter(c) && !isHex(c) {
 			return true
 		}
 	}

@@ -77,6 +77,7 @@ var moreDetectorCases = map[string][]detCase{
 	"credentials_file": {
 		{"db.internal.example:5432:analytics:report_ro:Zx9!qLm2#vR", "Zx9!qLm2#vR"},
 		{"*:*:*:postgres:hunter2hunter2", "hunter2hunter2"},
+		{"could not connect (db-s6b18f.internal:6432:app:ro:y33QdzZPYf113GzEp1oK); check", "y33QdzZPYf113GzEp1oK"},
 		{"machine api.example.com login deploy password Zx9qLm2vRw", "Zx9qLm2vRw"},
 		{"machine git.example.com\n  login ana\n  password s3cr3t-w0rd", "s3cr3t-w0rd"},
 		{"default login anonymous password guest-p4ss", "guest-p4ss"},
@@ -110,7 +111,8 @@ var moreKeepCases = []string{
 	"en-US locale", "Accept-Language: en-US,en;q=0.9", "region us-east-1",
 	"machine learning model", "machine api.example.com login deploy", "default value is 30",
 	"version: 1.2.3:4", "urn:ietf:params:oauth:grant-type:jwt-bearer", "10:30:45:123",
-	"main.go:42:13: undefined: foo", "00:1a:2b:3c:4d:5e", "fe80::1:2:3:4",
+	"main.go:42:13: undefined: foo", "00:1a:2b:3c:4d:5e", "fe80::1:2:3:4", "mac d7:a5:31:3f:54:d5 up",
+	"2001:0db8:85a3:0000:0000:8a2e:0370:7334", "[2001:db8::1]:8443",
 	// Numbers that are not phone numbers or SSNs.
 	"SSN 000-12-3456", "666-12-3456", "900-12-3456", "123-00-4567", "123-45-0000",
 	"ORD-123-45-6789", "build 2024-11-05", "order 1234567890", "order #415-555-0199",
