@@ -45,11 +45,11 @@ func TestIssue13Leaks(t *testing.T) {
 	}
 	// Credential files in a walked directory: the excerpt goes.
 	for name, text := range map[string]string{
-		"home/ana/.pgpass":    "db.prod.example:5432:billing:svc_billing:Qm7zV2pL9wXr\n",
-		"home/ana/.netrc":     "machine api.example.com\n  login deploy\n  password Qm7zV2pL9wXr\n",
-		"exports/users.tsv":   "ana\tQm7zV2pL9wXr\nbob\tQm7zV2pL9wXs\n",
-		"exports/logins.txt":  "ana@example.com:Qm7zV2pL9wXr\nbob@example.com:Qm7zV2pL9wXs\n",
-		"srv/app/.env":        "DB_PASSWORD=Qm7zV2pL9wXr\n",
+		"home/ana/.pgpass":     "db.prod.example:5432:billing:svc_billing:Qm7zV2pL9wXr\n",
+		"home/ana/.netrc":      "machine api.example.com\n  login deploy\n  password Qm7zV2pL9wXr\n",
+		"exports/users.tsv":    "ana\tQm7zV2pL9wXr\nbob\tQm7zV2pL9wXs\n",
+		"exports/logins.txt":   "ana@example.com:Qm7zV2pL9wXr\nbob@example.com:Qm7zV2pL9wXs\n",
+		"srv/app/.env":         "DB_PASSWORD=Qm7zV2pL9wXr\n",
 		"home/ana/credentials": "[default]\naws_secret_access_key = Qm7zV2pL9wXr\n",
 	} {
 		q := quarantineRow(rd, name, 1, time.Now(), ReasonUnknownFormat, "matches none of the formats", int64(len(text)), []byte(text))
