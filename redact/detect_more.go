@@ -91,7 +91,8 @@ var moreDetectors = []detector{
 	{name: "ssn", scan: scanSSN, digits: 9, chain: 9},
 	{name: "phone", scan: scanIntlPhones, digits: 8},
 	// (415) 555-0199 has seven digits in a row, 415-555-0199 ten.
-	{name: "phone", scan: scanNANPPhones, digits: 10, chain: 7},
+	{name: "phone", scan: scanParenPhones, digits: 10, chain: 7},
+	{name: "phone", scan: scanDashPhones, digits: 10, chain: 10},
 }
 
 // backN moves n bytes back from where the keyword was found.
@@ -228,12 +229,15 @@ func scanPgpass(s string, id int, dst []span) []span {
 			return dst
 		}
 		c1 := i + k
-		// The host: back to a blank, a quote or the start.
+		i = c1 + 1
+		if c1+1 >= len(s) || !isDigit(s[c1+1]) && s[c1+1] != '*' {
+			continue // no port
+		}
+		// The host: back over the bytes of a host name.
 		a := c1
 		for a > 0 && isHostByte(s[a-1]) {
 			a--
 		}
-		i = c1 + 1
 		if a == c1 {
 			continue
 		}
@@ -376,9 +380,8 @@ func scanIntlPhones(s string, id int, dst []span) []span {
 	}
 }
 
-// scanNANPPhones finds North American numbers: at a ( or at three digits
-// (or 1) before a dash.
-func scanNANPPhones(s string, id int, dst []span) []span {
+// scanParenPhones finds North American numbers written (415) 555-0199.
+func scanParenPhones(s string, id int, dst []span) []span {
 	for i := 0; ; {
 		k := strings.IndexByte(s[i:], '(')
 		if k < 0 {
@@ -394,9 +397,12 @@ func scanNANPPhones(s string, id int, dst []span) []span {
 			i = b
 		}
 	}
-	if longestChain(s) < 10 {
-		return dst // 415-555-0199
-	}
+	return dst
+}
+
+// scanDashPhones finds North American numbers written 415-555-0199 or
+// 1-415-555-0199: at three digits (or 1) before a dash.
+func scanDashPhones(s string, id int, dst []span) []span {
 	for i := 0; ; {
 		k := strings.IndexByte(s[i:], '-')
 		if k < 0 {
