@@ -10,6 +10,11 @@ package pipeline_test
 // byte of every output file, every logged line and the run summary are read
 // back, and the test fails if any canary, any encoding of it that was
 // planted, or any 12-16 character fragment of its random part survives.
+// Issue 13 added the key prefixes of more providers (Groq, DigitalOcean,
+// Databricks, AI, cloud, payment and messaging services), the Twilio auth
+// token, credential-file lines (.pgpass, netrc, e-mail:password, and
+// name<TAB>password in files), phone numbers and SSNs, and credentials
+// files in the walked directory (by name and by shape).
 //
 // MCPTRACE_CANARY_SEED=<n> replays a run (the seed is logged);
 // MCPTRACE_CANARY_ALL=1 lists every leak, not only a few examples.
@@ -67,23 +72,42 @@ const (
 	cnKCardSpaced = "card_spaced"
 	cnKCardDashed = "card_dashed"
 	cnKSession    = "session_id"
+	// Issue 13: more key prefixes, the Twilio auth token, credential-file
+	// lines and personal data.
+	cnKGroq       = "groq_key"
+	cnKDO         = "digitalocean_token"
+	cnKDatabricks = "databricks_token"
+	cnKAIKey      = "ai_api_key"
+	cnKCloud      = "cloud_token"
+	cnKPayment    = "payment_key"
+	cnKMessaging  = "messaging_token"
+	cnKTwilioAuth = "twilio_auth_token"
+	cnKPgpass     = "pgpass_line"
+	cnKNetrc      = "netrc_line"
+	cnKEmailPass  = "email_password"
+	cnKPhone      = "phone"
+	cnKSSN        = "ssn"
+	cnKTabPair    = "name_tab_password" // in files only: a tab in free text is not a credential
 )
 
 var (
 	// Every detector, in free text that gives each its own context.
 	cnKindsAll = []string{cnKBearer, cnKBasic, cnKJWT, cnKAWSKey, cnKAWSSecret, cnKGCP, cnKAzure, cnKGitHub, cnKGitHubPAT, cnKGitLab, cnKSlack,
-		cnKStripe, cnKSKKey, cnKPEM, cnKPassword, cnKToken, cnKSecret, cnKEmail, cnKCard, cnKCardSpaced, cnKCardDashed}
+		cnKStripe, cnKSKKey, cnKPEM, cnKPassword, cnKToken, cnKSecret, cnKEmail, cnKCard, cnKCardSpaced, cnKCardDashed,
+		cnKGroq, cnKDO, cnKDatabricks, cnKAIKey, cnKCloud, cnKPayment, cnKMessaging, cnKTwilioAuth, cnKPgpass, cnKNetrc, cnKEmailPass,
+		cnKPhone, cnKSSN}
 	// The same cnWithout private keys: text that stays on one line.
 	cnKindsLine = cnWithout(cnKindsAll, cnKPEM)
 	// Bare values, placed where the container's name (a header, a query
 	// parameter, a JSON key) says they are secret.
 	cnKindsValue = []string{cnKBearer, cnKJWT, cnKAWSKey, cnKAWSSecret, cnKGCP, cnKAzure, cnKGitHub, cnKGitHubPAT, cnKGitLab, cnKSlack, cnKStripe,
-		cnKSKKey, cnKPassword, cnKToken, cnKSecret}
+		cnKSKKey, cnKPassword, cnKToken, cnKSecret, cnKGroq, cnKDO, cnKDatabricks, cnKAIKey, cnKCloud, cnKPayment, cnKMessaging}
 	// Values recognisable by their shape alone.
 	cnKindsShape = []string{cnKJWT, cnKAWSKey, cnKGCP, cnKGitHub, cnKGitHubPAT, cnKGitLab, cnKSlack, cnKStripe, cnKSKKey, cnKEmail, cnKCard,
-		cnKCardSpaced, cnKCardDashed}
+		cnKCardSpaced, cnKCardDashed, cnKGroq, cnKDO, cnKDatabricks, cnKAIKey, cnKCloud, cnKPayment, cnKMessaging}
 	// Credentials sent in an Authorization header.
-	cnKindsAuth = []string{cnKBasic, cnKBearer, cnKJWT, cnKGitHub, cnKGitHubPAT, cnKGitLab, cnKSlack, cnKStripe, cnKSKKey, cnKGCP, cnKToken}
+	cnKindsAuth = []string{cnKBasic, cnKBearer, cnKJWT, cnKGitHub, cnKGitHubPAT, cnKGitLab, cnKSlack, cnKStripe, cnKSKKey, cnKGCP, cnKToken,
+		cnKGroq, cnKAIKey, cnKDO, cnKDatabricks}
 )
 
 func cnWithout(list []string, drop string) []string {
@@ -336,6 +360,126 @@ func (p *cnPlanter) make(kind string) (secret, free, bare string, cores, extra [
 			form = cnGroupDigits(d, "-")
 		}
 		return form, form, form, []string{d}, nil, d
+	case cnKGroq:
+		r := p.rs(csAlnum, 52)
+		return "gsk_" + r, "gsk_" + r, "gsk_" + r, []string{r}, nil, ""
+	case cnKDO:
+		r := p.rs(csHex, 64)
+		k := p.oneOf("dop_v1_", "doo_v1_", "dor_v1_") + r
+		return k, k, k, []string{r}, nil, ""
+	case cnKDatabricks:
+		r := p.rs(csHex, 32)
+		k := "dapi" + r + p.oneOf("", "", "-2")
+		return k, k, k, []string{r}, nil, ""
+	case cnKAIKey:
+		var pre, r string
+		switch p.rng.IntN(5) {
+		case 0:
+			pre, r = "xai-", p.rs(csAlnum, 80)
+		case 1:
+			pre, r = "pplx-", p.rs(csAlnum, 48)
+		case 2:
+			pre, r = "r8_", p.rs(csAlnum, 37)
+		case 3:
+			pre, r = "nvapi-", p.rs(csAlnum, 64)
+		default:
+			pre, r = "tvly-", p.rs(csAlnum, 32)
+		}
+		return pre + r, pre + r, pre + r, []string{r}, nil, ""
+	case cnKCloud:
+		var pre, r string
+		switch p.rng.IntN(4) {
+		case 0:
+			pre, r = "LTAI", p.rs(csAlnum, 20)
+		case 1:
+			pre, r = "GOCSPX-", p.rs(csAlnum, 28)
+		case 2:
+			pre, r = "sbp_", p.rs(csHex, 40)
+		default:
+			pre, r = "pul-", p.rs(csHex, 40)
+		}
+		return pre + r, pre + r, pre + r, []string{r}, nil, ""
+	case cnKPayment:
+		var k string
+		var cores []string
+		switch p.rng.IntN(4) {
+		case 0:
+			r := p.rs(csAlnum, 22)
+			k, cores = "sq0atp-"+r, []string{r}
+		case 1:
+			a, b := p.rs(csLowNum, 16), p.rs(csHex, 32)
+			k, cores = "access_token$production$"+a+"$"+b, []string{a, b}
+		case 2:
+			r := p.rs(csAlnum, 14)
+			k, cores = "rzp_live_"+r, []string{r}
+		default:
+			r := p.rs(csAlnum, 60)
+			k, cores = "EAAA"+r, []string{r}
+		}
+		return k, k, k, cores, nil, ""
+	case cnKMessaging:
+		var k string
+		var cores []string
+		switch p.rng.IntN(4) {
+		case 0:
+			r := p.rs(csHex, 32)
+			k, cores = "SK"+r, []string{r}
+		case 1:
+			r := p.rs(csHex, 32)
+			k, cores = "key-"+r, []string{r}
+		case 2:
+			r := p.rs(csAlnum, 33)
+			k, cores = p.rs("123456789", 1)+p.rs(csDigit, 8)+":AA"+r, []string{r}
+		default:
+			id := base64.RawStdEncoding.EncodeToString([]byte("1" + p.rs(csDigit, 17)))
+			a, b := p.rs(csAlnum, 6), p.rs(csAlnum, 38)
+			k, cores = id+"."+a+"."+b, []string{b}
+		}
+		return k, k, k, cores, nil, ""
+	case cnKTwilioAuth:
+		r := p.rs(csHex, 32)
+		return r, p.oneOf("Twilio auth token ", "auth token: ", "authToken ") + r, r, []string{r}, nil, ""
+	case cnKPgpass, cnKNetrc, cnKEmailPass, cnKTabPair:
+		pw := p.rs(csAlnum, 20)
+		host := "db-" + p.rs(csLowNum, 6) + ".internal"
+		user := p.rs(csLower, 7)
+		var line string
+		switch kind {
+		case cnKPgpass:
+			line = host + ":" + p.oneOf("5432", "6432", "*") + ":" + p.rs(csLower, 6) + ":" + user + ":" + pw
+		case cnKNetrc:
+			line = "machine " + host + " login " + user + " password " + pw
+		case cnKEmailPass:
+			line = user + "." + p.rs(csLowNum, 5) + "@" + p.rs(csLower, 7) + ".com:" + pw
+		default:
+			line = user + "\t" + pw
+		}
+		return pw, line, pw, []string{pw}, nil, ""
+	case cnKPhone:
+		nxx := func() string { return p.rs("23456789", 1) + p.rs(csDigit, 2) }
+		var ph string
+		switch p.rng.IntN(6) {
+		case 0:
+			ph = "+1 " + nxx() + "-" + nxx() + "-" + p.rs(csDigit, 4)
+		case 1:
+			ph = "+1" + nxx() + nxx() + p.rs(csDigit, 4)
+		case 2:
+			ph = "(" + nxx() + ") " + nxx() + "-" + p.rs(csDigit, 4)
+		case 3:
+			ph = "+44 20 " + p.rs(csDigit, 4) + " " + p.rs(csDigit, 4)
+		case 4:
+			ph = "+33 " + p.rs("123456789", 1) + " " + p.rs(csDigit, 2) + " " + p.rs(csDigit, 2) + " " + p.rs(csDigit, 2) + " " + p.rs(csDigit, 2)
+		default:
+			ph = "+49 30 " + p.rs(csDigit, 8)
+		}
+		return ph, p.oneOf("phone ", "call ", "mobile: ") + ph, ph, nil, nil, ""
+	case cnKSSN:
+		area := 1 + p.rng.IntN(899)
+		for area == 666 {
+			area = 1 + p.rng.IntN(899)
+		}
+		n := fmt.Sprintf("%03d-%02d-%04d", area, 1+p.rng.IntN(99), 1+p.rng.IntN(9999))
+		return "SSN " + n, "SSN " + n, n, nil, nil, ""
 	case cnKSession:
 		if p.rng.IntN(2) == 0 {
 			h := p.rs(csHex, 32)
@@ -1768,6 +1912,26 @@ func (p *cnPlanter) genUnknown() {
 	for i := 0; i < 8; i++ {
 		p.files[fmt.Sprintf("debug-dump-%d.log", i)] = []byte("dump " + strconv.Itoa(i) + ": " + p.freeRaw(cnKindsLine) + "\n" + p.freeRaw(cnKindsLine) + "\nmore text follows\n")
 	}
+	// Credentials files in the walked directory (issue 13): by name, by
+	// shape, and a file with a credential line among prose.
+	p.place = "quarantine:credentials-file"
+	lines := func(kind string, n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(p.freeRaw([]string{kind}) + "\n")
+		}
+		return b.String()
+	}
+	p.files[".pgpass"] = []byte(lines(cnKPgpass, 3))
+	p.files[".netrc"] = []byte(lines(cnKNetrc, 2))
+	p.files["credentials"] = []byte("[default]\naws_access_key_id = " + p.bare([]string{cnKAWSKey}) + "\naws_secret_access_key = " + p.bare([]string{cnKAWSSecret}) + "\n")
+	p.files[".env"] = []byte("GROQ_API_KEY=" + p.bare([]string{cnKGroq}) + "\nDB_PASSWORD=" + p.bare([]string{cnKPassword}) + "\nDEBUG=1\n")
+	p.files["leaked-logins.txt"] = []byte(lines(cnKEmailPass, 4))
+	p.files["accounts.tsv"] = []byte(lines(cnKTabPair, 4))
+	p.files["pg-hosts.txt"] = []byte("# read-only replicas\n" + lines(cnKPgpass, 2))
+	p.place = "quarantine:credential-line-in-prose"
+	p.files["notes.txt"] = []byte("notes from the migration call\nthe replica is slow again\n" + lines(cnKPgpass, 1) + "ana was asked to rotate it\n" +
+		lines(cnKTabPair, 1) + "next review on friday\nnothing else to report\n" + lines(cnKNetrc, 1))
 }
 
 func (p *cnPlanter) generate() {

@@ -127,8 +127,14 @@ func wireRecord(line []byte, pos schema.Position) (o *schema.Observation, reason
 // quarantineRow builds a quarantine row, redacted by the policy before it
 // goes anywhere (the sink, or the log line that reports it).
 func quarantineRow(rd *redact.Redactor, source string, line int64, runTime time.Time, reason, detail string, size int64, raw []byte) schema.Quarantine {
-	q := schema.Quarantine{Source: source, Line: line, ObservedAt: runTime, Reason: reason, Detail: detail, Bytes: size,
-		Excerpt: redact.ExcerptWith(raw, 480, rd.Stats)}
+	q := schema.Quarantine{Source: source, Line: line, ObservedAt: runTime, Reason: reason, Detail: detail, Bytes: size}
+	if reason == ReasonUnknownFormat {
+		// A whole file (or message) that is no log: perhaps a .pgpass or
+		// a .env that sat in the walked directory.
+		q.Excerpt = redact.FileExcerpt(source, raw, 480, rd.Stats)
+	} else {
+		q.Excerpt = redact.ExcerptWith(raw, 480, rd.Stats)
+	}
 	rd.Required("quarantine.source", &q.Source)
 	rd.Required("quarantine.detail", &q.Detail)
 	rd.Required("quarantine.excerpt", &q.Excerpt)

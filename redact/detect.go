@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ type detector struct {
 	scan   func(s string, id int, dst []span) []span
 	digits int
 	b64    bool
+	chain  int // the text must have this many digits in a row (longestChain)
 	// The expression is anchored: it is tried where a keyword occurs,
 	// or where back moves that place to. word: only where a word starts.
 	word bool
@@ -97,7 +99,9 @@ func delims(s string) *[256]bool {
 // its opening quote, is read by readValue.
 const sep = `(?:\\*["'])?\s*(?::=|=>|[:=])[ \t]*`
 
-var detectors = []detector{
+// baseDetectors are the rules of before issue 13, in their order; the
+// rules of detect_more.go follow them (activeRules).
+var baseDetectors = []detector{
 	{name: "private_key", keywords: []string{"-----begin"},
 		pre:    prefixes("-----BEGIN"),
 		re:     anchored(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)`),
@@ -228,11 +232,33 @@ var detectors = []detector{
 		pre:    emailAt,
 		re:     anchored(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`),
 		secret: whole},
-	{name: "card_number", scan: scanCards, digits: 13},
+	{name: "card_number", scan: scanCards, digits: 13, chain: 13},
 	// A line of base64 that decodes to binary, alone: the body of a PEM
 	// block whose lines were logged one by one, or some other key.
 	{name: "key_material", scan: scanKeyLines, b64: true},
 }
+
+// detectors are all the rules, in priority order.
+var detectors = slices.Concat(baseDetectors, moreDetectors)
+
+// scanRules are the detectors with a scanner instead of keywords, in
+// order.
+var scanRules = func() (ids []int) {
+	for i := range detectors {
+		if detectors[i].scan != nil {
+			if len(detectors[i].keywords) > 0 {
+				panic("scanner with keywords: " + detectors[i].name)
+			}
+			ids = append(ids, i)
+		}
+	}
+	return
+}()
+
+// activeRules is how many of the detectors run: all of them. The
+// differential tests set it to len(baseDetectors) for the time they hold
+// the engine to the implementation of before, which had only those.
+var activeRules = len(detectors)
 
 // Indices of detectors the encoded-token scanners report under.
 var basicAuthRule = ruleIndex("basic_auth")
@@ -367,18 +393,33 @@ func (d *detection) detect(s string, depth int, dst []span) []span {
 	}
 	var hits [16]hit
 	p := prefilterOf(s, hits[:0])
-	for i := range detectors {
+	chain := -1 // longestChain(s), once a scanner asks
+	for _, i := range scanRules {
+		if i >= activeRules {
+			break
+		}
 		r := &detectors[i]
-		if r.scan != nil {
-			if p.digits >= r.digits && (p.base64 || !r.b64) && (r.digits == 0 || longestChain(s) >= r.digits) {
-				dst = r.scan(s, i, dst)
-			}
+		if p.digits < r.digits || r.b64 && !p.base64 {
 			continue
 		}
+		if r.chain > 0 && chain < 0 {
+			chain = longestChain(s)
+		}
+		if r.chain == 0 || chain >= r.chain {
+			dst = r.scan(s, i, dst)
+		}
+	}
+	// The detectors whose keywords occur, in order (the order of the
+	// spans does not matter: replace sorts and merges them).
+	active := p.mask
+	if activeRules < 64 {
+		active &= 1<<uint(activeRules) - 1
+	}
+	for active != 0 {
+		i := bits.TrailingZeros64(active)
+		active &= active - 1
+		r := &detectors[i]
 		bit := uint64(1) << uint(i)
-		if p.mask&bit == 0 {
-			continue
-		}
 		// A match inside a value this rule already read is not tried
 		// again (that would be quadratic): an accepted value is masked
 		// whole; inside a rejected one, only long unquoted values are
@@ -1261,9 +1302,9 @@ type keyword struct {
 }
 
 var (
-	byFirst [256][]keyword     // keywords by their first byte
-	triples [65536 / 64]uint64 // bit set of hashes of the keywords' first three bytes
-	atMask  uint64             // detectors whose keyword is "@"
+	byTriple [tripleBuckets][]keyword // keywords by the hash of their first three bytes, folded
+	triples  [65536 / 64]uint64       // bit set of hashes of the keywords' first three bytes
+	atMask   uint64                   // detectors whose keyword is "@"
 )
 
 func init() {
@@ -1279,17 +1320,18 @@ func init() {
 			if len(k) < 3 || strings.ToLower(k) != k {
 				panic("keyword " + k)
 			}
+			h := triple(k[0], k[1], k[2])
+			b := &byTriple[h%tripleBuckets]
 			found := false
-			for j := range byFirst[k[0]] {
-				if byFirst[k[0]][j].kw == k {
-					byFirst[k[0]][j].mask |= 1 << uint(i)
+			for j := range *b {
+				if (*b)[j].kw == k {
+					(*b)[j].mask |= 1 << uint(i)
 					found = true
 				}
 			}
 			if !found {
-				byFirst[k[0]] = append(byFirst[k[0]], keyword{k, 1 << uint(i)})
+				*b = append(*b, keyword{k, 1 << uint(i)})
 			}
-			h := triple(k[0], k[1], k[2])
 			triples[h>>6] |= 1 << (h & 63)
 		}
 	}
@@ -1323,7 +1365,7 @@ func prefilterOf(s string, hits []hit) prefilter {
 		c1 = c2
 		if triples[h>>6]&(1<<(h&63)) != 0 {
 			var m uint64
-			for _, k := range byFirst[c0] {
+			for _, k := range byTriple[h%tripleBuckets] {
 				if hasPrefixFold(s[i:], k.kw) {
 					m |= k.mask
 				}
@@ -1481,6 +1523,12 @@ var byteClass, lowerTab = func() (cl, lo [256]uint8) {
 	}
 	return
 }()
+
+// tripleBuckets is how many lists of keywords the hashes of their first
+// three bytes pick from: a place whose hash is a keyword's is compared with
+// the few keywords of that list only (a keyword can match only where the
+// text's three bytes hash as its own do).
+const tripleBuckets = 1024
 
 // triple hashes three lower-case bytes to 16 bits.
 func triple(a, b, c byte) uint {

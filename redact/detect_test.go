@@ -211,7 +211,7 @@ var keepCases = []string{
 	"card 4111111111111112 declined", "order 4000123456789010 shipped", "id 2024061100042",
 	"score 0.8472619384756201", "sha 3f786850e387550fdab836ed7e6dc881de23001b",
 	"sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
-	"date 2024-06-11 12:00", "phone +1 415-555-0100", "zip 1234 5678",
+	"date 2024-06-11 12:00", "zip 1234 5678", // "phone +1 415-555-0100" was kept until issue 13 made phone numbers personal data (detect_more_test.go)
 	"timezone Asia/Tokyo", "locale sk-SK", "pip install sk-learn-extensions-for-pipelines", "task-runner-0123456789abcdefghij failed",
 	"https://example.com/search?q=caf%C3%A9%20au%20lait", "https://example.com/a%20b/c%2Fd",
 	"listening on http://localhost:8080/mcp", "postgres://db.internal:5432/analytics",
@@ -340,7 +340,12 @@ func readCorpus(t testing.TB) []string {
 // numbers, IPs, durations, JSON-RPC errors, German and Japanese text) and
 // counts the lines Mask changed. Measured: 2 of 547 lines (0.37%): the
 // e-mail shape of git@github.com, and a microsecond timestamp that happens to
-// pass the Luhn check (as one in ten 13- to 19-digit numbers do).
+// pass the Luhn check (as one in ten 13- to 19-digit numbers do). Issue 13
+// added 300 lines of key: value pairs, ids, timestamps, UUIDs, hashes, git
+// commits, versions, order and part numbers and dates: 8 of 847 (0.94%),
+// the two above, two phone numbers of the first corpus (+1 415-555-0100,
+// +49 30 901820) that are personal data since issue 13, and four
+// cache_key: tool:hex8 values the assignment rule takes for secrets.
 func TestFalsePositives(t *testing.T) {
 	lines := readCorpus(t)
 	if len(lines) < 300 {

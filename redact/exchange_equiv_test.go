@@ -208,6 +208,7 @@ func policies(t *testing.T) map[string][2]any {
 }
 
 func TestRedactExchangeMatchesBefore(t *testing.T) {
+	redact.BaseRulesOnlyForTest(t)
 	key := []byte("0123456789abcdef0123456789abcdef")
 	sets := map[string][]schema.Exchange{"samples": sampleRows(t), "mixed": mixedRows(t, 6000)}
 	if len(sets["samples"]) < 200 {

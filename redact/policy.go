@@ -3,6 +3,7 @@ package redact
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,10 +105,6 @@ func DefaultPolicy() *Policy {
 	return p
 }
 
-type policyFile struct {
-	Fields map[string]string `yaml:"fields"`
-}
-
 // LoadPolicy reads a YAML policy file:
 //
 //	fields:
@@ -115,34 +112,101 @@ type policyFile struct {
 //	  exchanges.error_message: truncate(200)
 //
 // Fields the file does not name are dropped; a field or action it names
-// that does not exist is an error.
+// that does not exist is an error. An error names the file, the line and
+// the field, never a value the file holds (someone may have pasted a secret
+// into it): not the YAML parser's message, which quotes what it read.
 func LoadPolicy(path string) (*Policy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("redaction policy %s cannot be read: %w", path, err)
 	}
-	var f policyFile
-	dec := yaml.NewDecoder(strings.NewReader(string(b)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("redaction policy %s is not valid: %w", path, err)
+	bad := func(line int, format string, args ...any) error {
+		where := ""
+		if line > 0 {
+			where = ", line " + strconv.Itoa(line)
+		}
+		return fmt.Errorf("redaction policy %s%s: %s", path, where, fmt.Sprintf(format, args...))
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, bad(yamlErrorLine(err), "not valid YAML (run ingest -print-policy for a valid one)")
+	}
+	p := &Policy{actions: map[string]Action{}, Origin: path}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, bad(0, "the file is empty (run ingest -print-policy for a valid one)")
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, bad(root.Line, "the file must be a mapping with the key fields")
 	}
 	known := map[string]bool{}
 	for _, fd := range Fields {
 		known[fd.Name] = true
 	}
-	p := &Policy{actions: map[string]Action{}, Origin: path}
-	for name, s := range f.Fields {
-		if !known[name] {
-			return nil, fmt.Errorf("redaction policy %s names unknown field %q (run ingest -print-policy for the list)", path, name)
+	seenFields := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Value != "fields" {
+			return nil, bad(k.Line, "unknown key %s: the only key is fields", nameOrNot(k))
 		}
-		a, err := ParseAction(s)
-		if err != nil {
-			return nil, fmt.Errorf("redaction policy %s, field %s: %w", path, name, err)
+		if seenFields {
+			return nil, bad(k.Line, "fields is given twice")
 		}
-		p.actions[name] = a
+		seenFields = true
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			continue
+		}
+		if v.Kind != yaml.MappingNode {
+			return nil, bad(v.Line, "fields must be a mapping of field names to actions")
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			fk, fv := v.Content[j], v.Content[j+1]
+			if fk.Kind != yaml.ScalarNode || !known[fk.Value] {
+				return nil, bad(fk.Line, "unknown field %s (run ingest -print-policy for the list)", nameOrNot(fk))
+			}
+			if _, dup := p.actions[fk.Value]; dup {
+				return nil, bad(fk.Line, "field %s is given twice", fk.Value)
+			}
+			if fv.Kind != yaml.ScalarNode {
+				return nil, bad(fv.Line, "field %s: the action must be one of keep, pseudonymize, mask, truncate(N) or drop", fk.Value)
+			}
+			a, err := ParseAction(fv.Value)
+			if err != nil {
+				return nil, bad(fv.Line, "field %s: the action is not one of keep, pseudonymize, mask, truncate(N) (N > 0) or drop", fk.Value)
+			}
+			p.actions[fk.Value] = a
+		}
 	}
 	return p, nil
+}
+
+// nameOrNot quotes a key only if it looks like a name (letters, digits,
+// _ . -, at most 64): anything else might be a value pasted in the wrong
+// place.
+func nameOrNot(n *yaml.Node) string {
+	v := n.Value
+	if n.Kind != yaml.ScalarNode || v == "" || len(v) > 64 || Mask(v) != v {
+		return "(not shown)"
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != '_' && c != '.' && c != '-' {
+			return "(not shown)"
+		}
+	}
+	return strconv.Quote(v)
+}
+
+var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+// yamlErrorLine is the line a YAML error names, or 0; only the number is
+// taken from the message.
+func yamlErrorLine(err error) int {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if n, e := strconv.Atoi(m[1]); e == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 // Action returns what the policy does to a field (drop when it does not

@@ -3,6 +3,7 @@ package redact
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,5 +126,56 @@ func TestMoreShapes(t *testing.T) {
 		if got := Mask(c.in); strings.Contains(got, c.secret) {
 			t.Errorf("Mask(%q) = %q", c.in, got)
 		}
+	}
+}
+
+// A bad policy file is reported by its line and field, never by what it
+// holds: a secret pasted into it stays out of the error (and so out of the
+// log line that reports it).
+func TestPolicyErrorsNameLineNotValue(t *testing.T) {
+	const secret = "sk_live_4eC39HqLyjWDarjtT1zdp7dcPOLICY"
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		line       int
+		field      string
+	}{
+		{"action", "fields:\n  exchanges.session_id: keep\n  exchanges.reason: " + secret + "\n", 3, "exchanges.reason"},
+		{"quoted action", "fields:\n  exchanges.reason: \"" + secret + "\"\n", 2, "exchanges.reason"},
+		{"action list", "fields:\n  exchanges.reason:\n    - " + secret + "\n", 3, "exchanges.reason"},
+		{"unknown field", "fields:\n  exchanges.reason: keep\n  " + secret + ": keep\n", 3, ""},
+		{"unknown key", "# policy\n" + secret + ":\n  exchanges.reason: keep\n", 2, ""},
+		{"bad truncate", "fields:\n\n  exchanges.error_data: truncate(" + secret + ")\n", 3, "exchanges.error_data"},
+		{"duplicate", "fields:\n  exchanges.reason: keep\n  exchanges.reason: " + secret + "\n", 3, "exchanges.reason"},
+		{"not yaml", "fields:\n  exchanges.reason: keep\n  password: \"" + secret + "\n  x: [\n", 0, ""},
+		{"not yaml tab", "fields:\n\t" + secret + ": keep\n", 2, ""},
+		{"not a mapping", "- " + secret + "\n", 1, ""},
+		{"fields not a mapping", "fields: " + secret + "\n", 1, ""},
+	} {
+		p := filepath.Join(dir, "bad.yaml")
+		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadPolicy(p)
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		msg := err.Error()
+		for _, frag := range []string{secret, secret[8:20], "4eC39Hq"} {
+			if strings.Contains(msg, frag) {
+				t.Errorf("%s: the error quotes the file: %s", c.name, msg)
+			}
+		}
+		if !strings.Contains(msg, p) {
+			t.Errorf("%s: the error does not name the file: %s", c.name, msg)
+		}
+		if c.line > 0 && !strings.Contains(msg, "line "+strconv.Itoa(c.line)+":") {
+			t.Errorf("%s: the error does not name line %d: %s", c.name, c.line, msg)
+		}
+		if c.field != "" && !strings.Contains(msg, c.field) {
+			t.Errorf("%s: the error does not name field %s: %s", c.name, c.field, msg)
+		}
+		t.Logf("%s: %s", c.name, msg)
 	}
 }
