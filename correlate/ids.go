@@ -271,7 +271,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 		h = &heldHeap{}
 		c.heldByLog[ex.log] = h
 	}
-	heap.Push(h, heldEntry{ex: ex, seq: ex.holdSeq})
+	heap.Push(h, heldEntry{ex: ex, seq: ex.holdSeq, end: ex.endedAt})
 	return true
 }
 
@@ -322,10 +322,15 @@ func (c *Correlator) releaseAllSameID(cv *conversation) {
 }
 
 // heldEntry is a held row in its log's heap; seq tells a stale entry (the
-// row was since reopened, written, or held again) from a live one.
+// row was since reopened, written, or held again) from a live one. end is
+// the exchange's end when it was held, the heap's key: a reopened exchange
+// ends later, and a key that moved under the heap would leave its order,
+// and so which rows a Mark finds due, to depend on the other conversations
+// sharing the correlator (the number of shards).
 type heldEntry struct {
 	ex  *exchange
 	seq int64
+	end time.Time
 }
 
 // heldHeap orders the held rows of one log by the end of their exchange:
@@ -333,7 +338,7 @@ type heldEntry struct {
 type heldHeap []heldEntry
 
 func (h heldHeap) Len() int           { return len(h) }
-func (h heldHeap) Less(i, j int) bool { return h[i].ex.endedAt.Before(h[j].ex.endedAt) }
+func (h heldHeap) Less(i, j int) bool { return h[i].end.Before(h[j].end) }
 func (h heldHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *heldHeap) Push(x any)        { *h = append(*h, x.(heldEntry)) }
 func (h *heldHeap) Pop() any {
@@ -371,7 +376,7 @@ func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation
 	for lk, h := range c.heldByLog {
 		now, ended, stood := c.clocks.now(lk), c.clocks.ended(lk), c.clocks.quiet(lk, m.Now) > hold
 		for h.Len() > 0 {
-			end := (*h)[0].ex.endedAt
+			end := (*h)[0].end
 			if !ended && now.Sub(end) <= hold && (!stood || m.Now.Sub(end) <= hold) {
 				break
 			}
