@@ -191,7 +191,20 @@ func FuzzSanitizeURL(f *testing.F) {
 // FuzzLoadPolicy: any file either loads or fails with an error naming the
 // file; a policy that loads names only known fields with valid actions,
 // and its YAML rendering loads again as the same policy.
+// policyErrorWords are the words LoadPolicy's errors are made of (field
+// names and actions): a value that is one of them is not an echo.
+var policyErrorWords = func() string {
+	var b strings.Builder
+	for _, fd := range Fields {
+		b.WriteString(fd.Name + " ")
+	}
+	return b.String() + " keep, pseudonymize, mask, truncate(N) (N > 0) or drop not valid YAML (run ingest -print-policy for a valid one) fields"
+}()
+
 func FuzzLoadPolicy(f *testing.F) {
+	f.Add("fields:\n  exchanges.url: trunc(sk_live_abcdefghijklmnop)\n")
+	f.Add("fields:\n  exchanges.url: [sk_live_abcdefghijklmnop\n")
+	f.Add("fields:\n  exchanges.error_message: {ghp_abcdefghijklmnopqrstuvwxyz0123456789: 1}\n")
 	f.Add(DefaultPolicy().YAML())
 	f.Add("fields:\n  exchanges.session_id: pseudonymize\n  exchanges.error_message: truncate(200)\n")
 	f.Add("fields:\n  exchanges.url: truncate( 12 )\n  quarantine.excerpt: drop\n")
@@ -218,6 +231,19 @@ func FuzzLoadPolicy(f *testing.F) {
 		if err != nil {
 			if p != nil || !strings.Contains(err.Error(), path) {
 				t.Fatalf("error %v with policy %v", err, p)
+			}
+			// It names the file, the line and the field, never a value:
+			// no value of 8 bytes or more is in the message (unless the
+			// message has it anyway, in the path or its own words).
+			msg := strings.ReplaceAll(err.Error(), path, "")
+			for _, line := range strings.Split(text, "\n") {
+				_, v, ok := strings.Cut(line, ":")
+				if v = strings.TrimSpace(v); !ok || len(v) < 8 || strings.Contains(policyErrorWords, v) {
+					continue
+				}
+				if strings.Contains(msg, v) {
+					t.Fatalf("the error echoes the value %q: %v", v, err)
+				}
 			}
 			return
 		}
