@@ -411,6 +411,8 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 			}
 		}
 		var last int64
+		var slabs slabber
+		defer slabs.seal()
 		err := decode.ReadLines(r, opt, func(l decode.Line) error {
 			last = l.No
 			it := lineItem{lineNo: l.No, size: l.Size}
@@ -421,7 +423,7 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 			case l.Owned:
 				it.line = l.Text // a long line: ReadLines made it a slice of its own, no copy
 			default:
-				it.line = append([]byte(nil), l.Text...)
+				it.line, it.slab = slabs.copyLine(l.Text)
 			}
 			if !send(it) {
 				return decode.ErrStopped
