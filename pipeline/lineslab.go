@@ -72,9 +72,12 @@ func (sl *lineSlab) release(n int32) {
 }
 
 // releaseLines returns the slabs of decoded lines (consecutive lines of
-// one slab released at once) and drops the items' references to them.
-// A unit that is never decoded keeps its slabs, which the garbage
-// collector then takes (the pool is only a cache).
+// one slab released at once), frees the long lines held outside the heap,
+// and drops the items' references to them. It is called once a unit is
+// decoded, and for lines that will not be (a unit discarded, a feed
+// drained at its close): a slab not released is only taken by the
+// garbage collector (the pool is a cache), but a long line not released
+// would stay mapped.
 func releaseLines(items []lineItem) {
 	var cur *lineSlab
 	var n int32
@@ -89,7 +92,10 @@ func releaseLines(items []lineItem) {
 		if it.slab != nil {
 			n++
 		}
-		it.line, it.slab = nil, nil
+		if it.release != nil {
+			it.release()
+		}
+		it.line, it.slab, it.release = nil, nil, nil
 	}
 	if cur != nil {
 		cur.release(n)

@@ -2,7 +2,16 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/rs/zerolog"
+
+	"mcptrace/internal/traffic"
 )
 
 // TestLineSlabRefs: a slab counts its lines not yet decoded, plus the
@@ -59,4 +68,52 @@ func TestLineSlabRefs(t *testing.T) {
 		t.Fatal("a long line went into a slab")
 	}
 	releaseLines([]lineItem{{line: l}, {reason: "x"}})
+}
+
+// TestLongStreamLine: a record of an event stream far longer than a slab
+// (and than the 1 MiB past which ReadLines gathers a line outside the
+// heap, freed once the line is decoded) is judged as its short form is,
+// with every notification counted, beside ordinary records on both sides.
+func TestLongStreamLine(t *testing.T) {
+	run := func(events int) *Summary {
+		var buf bytes.Buffer
+		if _, err := traffic.Write(&buf, traffic.Options{Seed: 1, Shape: traffic.ShapeLongSSE, Events: events}); err != nil {
+			t.Fatal(err)
+		}
+		var plain bytes.Buffer
+		if _, err := traffic.Write(&plain, traffic.Options{Seed: 2, Bytes: 256 << 10, Sessions: 4}); err != nil {
+			t.Fatal(err)
+		}
+		log := append(append(plain.Bytes(), buf.Bytes()...), plain.Bytes()...)
+		if longest := slices.Max(lineLengths(log)); events > 1000 && longest < 4<<20 {
+			t.Fatalf("the longest line is %d bytes: not long enough to test anything", longest)
+		}
+		p := filepath.Join(t.TempDir(), "a.ndjson")
+		if err := os.WriteFile(p, log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Run(context.Background(), Config{Inputs: []string{p}, OutDir: t.TempDir(), MaxLineBytes: 64 << 20, Log: zerolog.Nop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Balanced() || sum.Quarantined != 0 {
+			t.Fatalf("summary %+v", sum)
+		}
+		return sum
+	}
+	short, long := run(10), run(60000)
+	if long.Correlation.Notifications-short.Correlation.Notifications != 60000-10 {
+		t.Errorf("notifications: %d with 60000 events, %d with 10", long.Correlation.Notifications, short.Correlation.Notifications)
+	}
+	if !maps.Equal(short.ByOutcome, long.ByOutcome) || short.Exchanges != long.Exchanges {
+		t.Errorf("outcomes %v (%d exchanges) with 60000 events, %v (%d) with 10", long.ByOutcome, long.Exchanges, short.ByOutcome, short.Exchanges)
+	}
+}
+
+func lineLengths(b []byte) []int {
+	var n []int
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		n = append(n, len(l))
+	}
+	return n
 }

@@ -207,6 +207,10 @@ func (s *fileSource) readStream(ctx context.Context, in *Input) error {
 func (s *fileSource) Close() error {
 	s.endLines()
 	for _, f := range s.feeds {
+		if f.next != nil {
+			releaseLines([]lineItem{*f.next})
+			f.next = nil
+		}
 		if !f.done {
 			f.done = true
 			f.feed.close()
@@ -360,6 +364,7 @@ loop:
 			done = true
 			break loop
 		case <-ctx.Done():
+			releaseLines(items)
 			return nil, true, ctx.Err()
 		}
 	}
@@ -398,6 +403,7 @@ type lineFeed struct {
 func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, stream bool) *lineFeed {
 	f := &lineFeed{items: make(chan lineItem, 256), done: make(chan struct{}), closer: closeFn}
 	opt.Stop = func() bool { return stopped(f.done) }
+	opt.Keep = true // long lines are freed once decoded (releaseLines)
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -421,11 +427,12 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 				it.reason, it.detail = l.Reason(), l.Detail
 				it.head = append([]byte(nil), l.Head...)
 			case l.Owned:
-				it.line = l.Text // a long line: ReadLines made it a slice of its own, no copy
+				it.line, it.release = l.Text, l.Release // a long line: ReadLines made it a slice of its own, no copy
 			default:
 				it.line, it.slab = slabs.copyLine(l.Text)
 			}
 			if !send(it) {
+				releaseLines([]lineItem{it})
 				return decode.ErrStopped
 			}
 			return nil
@@ -451,7 +458,8 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 func (f *lineFeed) close() bool {
 	close(f.done)
 	f.closer()
-	for range f.items {
+	for it := range f.items {
+		releaseLines([]lineItem{it})
 	}
 	f.wg.Wait()
 	return f.end.Load()
