@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 )
 
@@ -41,13 +42,22 @@ func refLines(in []byte, max int) []refLine {
 
 // collectLines reads in with ReadLines, keeping every line (an owned one
 // as it is, to prove the reader does not reuse it; the others copied).
-func collectLines(t *testing.T, in []byte, max int) []refLine {
+// With keep (LineOptions.Keep), long lines may come in memory outside the
+// heap: each is released once, after every line is read.
+func collectLines(t *testing.T, in []byte, max int, keep bool) []refLine {
 	t.Helper()
 	var out []refLine
 	var kept [][]byte
 	var want []string
-	err := ReadLines(bytes.NewReader(in), LineOptions{MaxLine: max, MaxDocument: int64(len(in)) + int64(max) + 16}, func(l Line) error {
+	var releases []func()
+	err := ReadLines(bytes.NewReader(in), LineOptions{MaxLine: max, MaxDocument: int64(len(in)) + int64(max) + 16, Keep: keep}, func(l Line) error {
 		r := refLine{tooLong: l.TooLong, size: l.Size}
+		if l.Release != nil {
+			if !keep || !l.Owned {
+				t.Fatalf("line %d: a Release without Keep, or on a line not owned", l.No)
+			}
+			releases = append(releases, l.Release)
+		}
 		if !l.TooLong {
 			r.text = string(l.Text)
 			if l.Owned {
@@ -65,6 +75,9 @@ func collectLines(t *testing.T, in []byte, max int) []refLine {
 		if string(kept[i]) != want[i] {
 			t.Fatalf("owned line %d changed after later reads", i)
 		}
+	}
+	for _, r := range releases {
+		r()
 	}
 	return out
 }
@@ -101,7 +114,45 @@ func TestLongLinesChunked(t *testing.T) {
 	in = append(in, '\n')
 	fill(2*bigLine, 'z') // the last line, without a newline
 	max := 6 << 20
-	sameLines(t, collectLines(t, in, max), refLines(in, max))
+	for _, keep := range []bool{false, true} {
+		sameLines(t, collectLines(t, in, max, keep), refLines(in, max))
+	}
+}
+
+// TestLongLinesMapped: with Keep, a line past bigLine comes with a
+// Release (on Linux: gathered outside the heap), and ReadLines frees the
+// long lines it does not hand over (too long, or the input abandoned);
+// mapped lines and the chunked ones read the same (TestLongLinesChunked).
+func TestLongLinesMapped(t *testing.T) {
+	line := bytes.Repeat([]byte("m"), 2*bigLine)
+	in := append(append(append([]byte(nil), line...), '\n'), line...) // the last without a newline
+	n := 0
+	err := ReadLines(bytes.NewReader(in), LineOptions{MaxLine: 4 * bigLine, Keep: true}, func(l Line) error {
+		n++
+		if !l.Owned || !bytes.Equal(l.Text, line) {
+			t.Fatalf("line %d: owned %v, %d bytes", l.No, l.Owned, len(l.Text))
+		}
+		if (l.Release != nil) != (runtime.GOOS == "linux") {
+			t.Fatalf("line %d: Release %v on %s", l.No, l.Release != nil, runtime.GOOS)
+		}
+		if l.Release != nil {
+			l.Release()
+		}
+		return nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("%d lines, %v", n, err)
+	}
+	// Too long once gathered: no line handed over, nothing to free.
+	err = ReadLines(bytes.NewReader(in), LineOptions{MaxLine: bigLine + 10, Keep: true}, func(l Line) error {
+		if !l.TooLong || l.Release != nil {
+			t.Fatalf("line %d: too long %v, release %v", l.No, l.TooLong, l.Release != nil)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // FuzzReadLinesChunked: with bigLine small, any input reads as the oracle
@@ -114,6 +165,7 @@ func FuzzReadLinesChunked(f *testing.F) {
 		bigLine = int(big%32) + 1
 		defer func() { bigLine = old }()
 		m := int(max%64) + 1
-		sameLines(t, collectLines(t, in, m), refLines(in, m))
+		sameLines(t, collectLines(t, in, m, false), refLines(in, m))
+		sameLines(t, collectLines(t, in, m, true), refLines(in, m))
 	})
 }

@@ -114,6 +114,15 @@ type LineReader struct {
 	chunks  [][]byte
 	chunked int
 	owned   bool
+	// With mapLong (LineOptions.Keep), a line longer than bigLine is
+	// gathered into mapped, memory reserved outside the heap at the line
+	// limit's size (mapBig), instead of chunks; the caller frees it with
+	// the Release of its Line. unmap frees mapped; release is that of the
+	// line last returned, until ReadLines hands it over.
+	mapLong bool
+	mapped  []byte
+	unmap   func()
+	release func()
 }
 
 // bigLine is the length past which a line is gathered in chunks; the
@@ -122,9 +131,20 @@ var bigLine = 1 << 20 // a variable for the tests, which make it small
 
 // add appends frag (a slice of the bufio.Reader's buffer) to the line.
 func (l *LineReader) add(frag []byte) {
+	if l.mapped != nil {
+		l.mapped = append(l.mapped, frag...) // within its capacity: longer lines are too long before they get here
+		return
+	}
 	if l.chunks == nil && len(l.buf)+len(frag) <= bigLine {
 		l.buf = append(l.buf, frag...)
 		return
+	}
+	if l.chunks == nil && l.mapLong {
+		if b, unmap, ok := mapBig(l.max + 2); ok {
+			l.mapped, l.unmap = append(append(b, l.buf...), frag...), unmap
+			l.buf = l.buf[:0]
+			return
+		}
 	}
 	if l.chunks == nil {
 		l.chunks = [][]byte{l.buf}
@@ -145,6 +165,9 @@ func (l *LineReader) add(frag []byte) {
 
 // size is the length of the line gathered so far.
 func (l *LineReader) size() int {
+	if l.mapped != nil {
+		return len(l.mapped)
+	}
 	if l.chunks != nil {
 		return l.chunked
 	}
@@ -153,6 +176,9 @@ func (l *LineReader) size() int {
 
 // first is the start of the line gathered so far.
 func (l *LineReader) first() []byte {
+	if l.mapped != nil {
+		return l.mapped
+	}
 	if l.chunks != nil {
 		return l.chunks[0]
 	}
@@ -167,6 +193,14 @@ func (l *LineReader) join() []byte {
 	}
 	l.chunks, l.chunked = nil, 0
 	return b
+}
+
+// dropMapped frees a mapped line that is not handed over.
+func (l *LineReader) dropMapped() {
+	if l.unmap != nil {
+		l.unmap()
+	}
+	l.mapped, l.unmap = nil, nil
 }
 
 // Owned says the line last returned is not reused by the reader: the
@@ -236,6 +270,11 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 	}
 	l.buf = l.buf[:0]
 	l.chunks, l.chunked = nil, 0
+	l.dropMapped()
+	if l.release != nil {
+		l.release() // the last line was not handed over
+		l.release = nil
+	}
 	l.owned = false
 	l.abandoned = false
 	l.start = l.off
@@ -249,6 +288,7 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 				tooLong = true
 				l.head = append(l.head[:0], l.first()[:min(len(l.first()), excerptBytes)]...)
 				l.chunks, l.chunked = nil, 0
+				l.dropMapped()
 				l.head = append(l.head, frag[:min(len(frag), excerptBytes-len(l.head))]...)
 				l.buf = l.buf[:0]
 			} else {
@@ -279,7 +319,12 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 		}
 		buf := l.buf
 		l.owned = false
-		if l.chunks != nil {
+		switch {
+		case l.mapped != nil:
+			buf, l.release = l.mapped, l.unmap
+			l.mapped, l.unmap = nil, nil
+			l.owned = true
+		case l.chunks != nil:
 			buf = l.join()
 			l.owned = true
 		}
@@ -287,6 +332,10 @@ func (l *LineReader) Next() (line []byte, tooLong bool, err error) {
 		if len(line) > l.max {
 			l.tooLong = total
 			l.head = append(l.head[:0], line[:min(len(line), excerptBytes)]...)
+			if l.release != nil {
+				l.release()
+				l.release = nil
+			}
 			return nil, true, nil
 		}
 		return line, false, nil
@@ -298,6 +347,11 @@ type LineOptions struct {
 	MaxLine     int         // longest line kept (DefaultMaxLine)
 	MaxDocument int64       // how far an over-long line is skipped before the input is abandoned (DefaultMaxDocument); also caps MaxLine
 	Stop        func() bool // checked before each line; true ends ReadLines with ErrStopped
+	// Keep says the callee keeps owned lines: a line longer than 1 MiB may
+	// then be gathered in memory outside the heap (on Linux), which the
+	// callee frees with Line.Release once done with it. Without Keep,
+	// ReadLines frees every line itself.
+	Keep bool
 }
 
 // LineOptionsFor returns the options an Emitter asks for: its line limit,
@@ -326,6 +380,11 @@ type Line struct {
 	// may keep it instead of copying it (a long line, gathered into a slice
 	// of its own).
 	Owned bool
+	// Release, when set (only with LineOptions.Keep), frees Text, which
+	// is memory outside the heap: the callee must call it exactly once,
+	// after the last use of Text or of anything pointing into it (any
+	// later access faults).
+	Release func()
 }
 
 // Reason is the quarantine reason of a too-long line (ReasonLineTooLong, or
@@ -354,6 +413,13 @@ func (l *Line) Reason() string {
 // corrupt compressed stream), after the last whole line.
 func ReadLines(r io.Reader, opt LineOptions, fn func(l Line) error) error {
 	lr := newLineReader(r, opt)
+	lr.mapLong = opt.Keep
+	defer lr.dropMapped()
+	defer func() {
+		if lr.release != nil {
+			lr.release()
+		}
+	}()
 	stop := opt.Stop
 	if stop == nil {
 		stop = never
@@ -380,6 +446,7 @@ func ReadLines(r io.Reader, opt LineOptions, fn func(l Line) error) error {
 		} else {
 			l.Text = text
 			l.Owned = lr.Owned()
+			l.Release, lr.release = lr.release, nil // the callee's now
 			if l.No == 1 {
 				l.Text = trimBOM(l.Text)
 			}

@@ -32,12 +32,16 @@ type handle struct {
 }
 
 type lineItem struct {
-	line   []byte // nil when too long or unreadable
-	reason string // set when the reader already knows the record is bad
-	detail string
-	head   []byte // the start of a bad record, for its excerpt
-	size   int64
-	lineNo int64
+	line []byte    // nil when too long or unreadable
+	slab *lineSlab // what line is a slice of (nil: an allocation of its own)
+	// release frees a long line held outside the heap (decode.Line.Release),
+	// nil otherwise.
+	release func()
+	reason  string // set when the reader already knows the record is bad
+	detail  string
+	head    []byte // the start of a bad record, for its excerpt
+	size    int64
+	lineNo  int64
 }
 
 // decoder is the decode stage: it turns units into observations,
@@ -62,7 +66,12 @@ func (d *decoder) run(ctx context.Context, u *Unit, out chan<- decoded) error {
 	case u.msgs != nil:
 		return d.messages(ctx, u, out)
 	default:
-		return d.lines(ctx, u, u.lines, out)
+		// The lines are done with once decoded: their slabs are reused
+		// while the observations go on.
+		err := d.lines(ctx, u, u.lines, out)
+		releaseLines(u.lines)
+		u.lines = nil
+		return err
 	}
 }
 

@@ -325,6 +325,8 @@ func (u *Unit) discard() {
 	if u.file != nil {
 		u.file.close()
 	}
+	releaseLines(u.lines)
+	u.lines = nil
 }
 
 // sequence reads decoded units in run order, accounts for every record,

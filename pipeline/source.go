@@ -230,6 +230,10 @@ func (s *fileSource) readStream(ctx context.Context, in *Input) error {
 func (s *fileSource) Close() error {
 	s.endLines()
 	for _, f := range s.feeds {
+		if f.next != nil {
+			releaseLines([]lineItem{*f.next})
+			f.next = nil
+		}
 		if !f.done {
 			f.done = true
 			f.feed.close()
@@ -386,6 +390,7 @@ loop:
 			done = true
 			break loop
 		case <-ctx.Done():
+			releaseLines(items)
 			return nil, true, ctx.Err()
 		}
 	}
@@ -424,6 +429,7 @@ type lineFeed struct {
 func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, stream bool) *lineFeed {
 	f := &lineFeed{items: make(chan lineItem, 256), done: make(chan struct{}), closer: closeFn}
 	opt.Stop = func() bool { return stopped(f.done) }
+	opt.Keep = true // long lines are freed once decoded (releaseLines)
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -437,6 +443,8 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 			}
 		}
 		var last int64
+		var slabs slabber
+		defer slabs.seal()
 		err := decode.ReadLines(r, opt, func(l decode.Line) error {
 			last = l.No
 			it := lineItem{lineNo: l.No, size: l.Size}
@@ -445,11 +453,12 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 				it.reason, it.detail = l.Reason(), l.Detail
 				it.head = append([]byte(nil), l.Head...)
 			case l.Owned:
-				it.line = l.Text // a long line: ReadLines made it a slice of its own, no copy
+				it.line, it.release = l.Text, l.Release // a long line: ReadLines made it a slice of its own, no copy
 			default:
-				it.line = append([]byte(nil), l.Text...)
+				it.line, it.slab = slabs.copyLine(l.Text)
 			}
 			if !send(it) {
+				releaseLines([]lineItem{it})
 				return decode.ErrStopped
 			}
 			return nil
@@ -475,7 +484,8 @@ func startLineFeed(r io.Reader, closeFn func() error, opt decode.LineOptions, st
 func (f *lineFeed) close() bool {
 	close(f.done)
 	f.closer()
-	for range f.items {
+	for it := range f.items {
+		releaseLines([]lineItem{it})
 	}
 	f.wg.Wait()
 	return f.end.Load()

@@ -18,7 +18,7 @@ func TestBadFlagValuesAreUsageErrors(t *testing.T) {
 		"roll-rows": "0", "roll-bytes": "-1", "roll-age": "-1m", "max-open-files": "0", "flush-interval": "0s",
 		"idle-timeout": "-1s", "lateness": "-1s", "kafka-session-timeout": "0s", "kafka-rebalance-timeout": "-1s",
 		"shutdown-timeout": "0s", "merge-window": "-1s", "max-hold": "-1m", "merge": "sometimes", "format": "csv",
-		"pseudonym-key-id": "",
+		"pseudonym-key-id": "", "memory-limit": "-1",
 	}
 	for name := range flagRules {
 		if _, ok := bad[name]; !ok {

@@ -38,6 +38,7 @@ var flagRules = map[string]flagRule{
 	"max-hold":                {min: 0, want: "0 (no bound) or a positive duration"},
 	"merge":                   {one: []string{"auto", "on", "off"}, want: "auto, on or off"},
 	"pseudonym-key-id":        {min: 1, want: "a non-empty id"},
+	"memory-limit":            {min: 0, want: "0 (no limit) or a number of MiB"},
 }
 
 func init() {
