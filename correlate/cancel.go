@@ -91,7 +91,8 @@ func (c *Correlator) answered(cv *conversation, ex *exchange, o *schema.Observat
 		}
 	case resp != nil && resp.Where == schema.InPostStream && !at.IsZero() && at.Sub(o.Time) >= minHeldAnswer && cv.cancellable(ex):
 		ex.held, ex.respAt, ex.heldLog = true, at, logOf(o)
-		cv.settling = append(cv.settling, ex)
+		r := cv.more()
+		r.settling = append(r.settling, ex)
 		if c.holding == nil {
 			c.holding = map[*conversation]struct{}{}
 		}
@@ -133,7 +134,7 @@ func (c *Correlator) cancel(cv *conversation, ex *exchange, t time.Time) {
 // arrived before t, the start of the record of it being added: no cancel
 // sent before their response can come after it.
 func (c *Correlator) release(cv *conversation, o *schema.Observation) {
-	if len(cv.settling) == 0 {
+	if cv.rare == nil || len(cv.rare.settling) == 0 {
 		return
 	}
 	lk := logOf(o)
@@ -147,23 +148,24 @@ func (c *Correlator) release(cv *conversation, o *schema.Observation) {
 
 // noteCancelAt remembers when a cancel logged before its request was sent.
 func (cv *conversation) noteCancelAt(k dirKey, t time.Time) {
-	if cv.cancelAt == nil {
-		cv.cancelAt = map[dirKey][]time.Time{}
+	r := cv.more()
+	if r.cancelAt == nil {
+		r.cancelAt = map[dirKey][]time.Time{}
 	}
-	cv.cancelAt[k] = append(cv.cancelAt[k], t)
+	r.cancelAt[k] = append(r.cancelAt[k], t)
 }
 
 // takeCancelAt hands out the time of the oldest cancel of k noted so far.
 func (cv *conversation) takeCancelAt(k dirKey) time.Time {
-	ts := cv.cancelAt[k]
+	ts := cv.ro().cancelAt[k]
 	if len(ts) == 0 {
 		return time.Time{}
 	}
 	t := ts[0]
 	if len(ts) == 1 {
-		delete(cv.cancelAt, k)
+		delete(cv.rare.cancelAt, k)
 	} else {
-		cv.cancelAt[k] = ts[1:]
+		cv.rare.cancelAt[k] = ts[1:]
 	}
 	return t
 }
@@ -171,8 +173,13 @@ func (cv *conversation) takeCancelAt(k dirKey) time.Time {
 // releaseAt settles the held exchanges of a conversation that their log has
 // passed: their response arrived before now(log), a record start of it.
 func (c *Correlator) releaseAt(cv *conversation, now func(logKey) time.Time) {
-	keep := cv.settling[:0]
-	for _, ex := range cv.settling {
+	if cv.rare == nil {
+		delete(c.holding, cv)
+		return
+	}
+	r := cv.rare
+	keep := r.settling[:0]
+	for _, ex := range r.settling {
 		switch {
 		case ex.final:
 		case now(ex.heldLog).After(ex.respAt):
@@ -181,8 +188,8 @@ func (c *Correlator) releaseAt(cv *conversation, now func(logKey) time.Time) {
 			keep = append(keep, ex)
 		}
 	}
-	clear(cv.settling[len(keep):])
-	cv.settling = keep
+	clear(r.settling[len(keep):])
+	r.settling = keep
 	if len(keep) == 0 {
 		delete(c.holding, cv)
 	}
@@ -221,7 +228,7 @@ func (c *Correlator) heldDue(m *Mark, closing []*conversation) []heldStep {
 				continue
 			}
 			open := false
-			for _, ex := range cv.settling {
+			for _, ex := range cv.ro().settling {
 				if ex.final {
 					continue
 				}
@@ -232,7 +239,9 @@ func (c *Correlator) heldDue(m *Mark, closing []*conversation) []heldStep {
 				}
 			}
 			if !open {
-				cv.settling = nil // settled by their cancels
+				if cv.rare != nil {
+					cv.rare.settling = nil // settled by their cancels
+				}
 				delete(c.holding, cv)
 			}
 		}

@@ -192,30 +192,48 @@ func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 type conversation struct {
 	key      string
 	byID     idIndex // every exchange of the conversation by request id, oldest first
-	pending  map[idKey][]pendingResp
-	cancels  map[dirKey]int // cancellations that arrived before their request
 	version  string
 	client   schema.Implementation
 	server   schema.Implementation
-	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
-	lostGet  bool                 // a GET event stream whose body was not recorded
-	lin      logKey               // the log of its first observation
-	last     time.Time            // its latest activity, in event time
-	ended    bool                 // its session was deleted
-	expired  bool                 // a request on its session got 404
-	session  string               // its MCP session id, when it is keyed by one
-	calls    callIndex            // the latest client request per call hash
-	tools    map[string]toolHints // annotations learned from tools/list
-	diag     convDiag             // what the diagnosis columns need (diagnose.go)
-	held     []*chain             // open MRTR chains, in order
-	open     int                  // how many of openList are not final
-	first    int64                // Seq of its first observation: its id in order keys and link events
-	logs     []logKey             // the logs it has seen, its first one (lin) first
-	linked   bool                 // it has told the Linker about a request (client side only)
-	told     convState            // what the Linker last heard of it
-	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
-	started  time.Time            // its first activity, in event time
-	cut      bool                 // closed by MaxHold while still active: its rows say so
+	openList []*exchange       // exchanges not yet final, plus finished ones not yet pruned
+	last     time.Time         // its latest activity, in event time
+	session  string            // its MCP session id, when it is keyed by one
+	calls    callIndex         // the latest client request per call hash
+	diag     convDiag          // what the diagnosis columns need (diagnose.go)
+	open     int               // how many of openList are not final
+	first    int64             // Seq of its first observation: its id in order keys and link events
+	logs     []logKey          // the logs it has seen, the log of its first observation first (lin)
+	told     convState         // what the Linker last heard of it
+	lastPos  []schema.Position // the latest observation's position in each log (by Pos.ID) it has seen
+	started  time.Time         // its first activity, in event time
+
+	// What few conversations need (parked responses and cancels, tools,
+	// MRTR chains, held rows, client instances): made when first needed
+	// (more), read through ro.
+	rare *convRare
+
+	past exRing // its judged requests still remembered, oldest first (state.go)
+	// The text its rows share (state.go, own): the URL and target its
+	// requests went to, the tool they called.
+	url, target, tool string
+
+	lostGet bool // a GET event stream whose body was not recorded
+	ended   bool // its session was deleted
+	expired bool // a request on its session got 404
+	linked  bool // it has told the Linker about a request (client side only)
+	cut     bool // closed by MaxHold while still active: its rows say so
+	byFile  bool // keyed by its source file: no session, no connection (ids.go)
+	// closingNow: it closes at the Mark being applied (ids.go).
+	closingNow bool
+}
+
+// convRare is the part of a conversation that most never use (state.go,
+// issue 11: an open conversation takes at most 2 KiB).
+type convRare struct {
+	pending map[idKey][]pendingResp
+	cancels map[dirKey]int       // cancellations that arrived before their request
+	tools   map[string]toolHints // annotations learned from tools/list
+	held    []*chain             // open MRTR chains, in order
 	// cancelAt holds when each cancel counted in cancels was sent, oldest
 	// first; settling, the answered exchanges held for a cancel sent
 	// before their response (cancel.go).
@@ -223,19 +241,36 @@ type conversation struct {
 	settling []*exchange
 
 	// Ids (ids.go).
-	byFile     bool        // keyed by its source file: no session, no connection
 	inst       *instance   // the current client instance (a client's log without sessions)
 	sameIDHeld []*exchange // judged server rows waiting SameIDWindow for another attempt, in order (and stale ones)
 	nHeld      int         // how many of sameIDHeld are held
 	holdN      int64       // rows held so far: their holdSeq
 	dueRows    []*exchange // held rows due at the Mark being applied
-	closingNow bool        // closes at the Mark being applied
-
-	past exRing // its judged requests still remembered, oldest first (state.go)
-	// The text its rows share (state.go, own): the URL and target its
-	// requests went to, the tool they called.
-	url, target, tool string
 }
+
+// noRare is what ro reads for a conversation without its rare part; it
+// is never written.
+var noRare convRare
+
+// ro is the conversation's rare part for reading.
+func (cv *conversation) ro() *convRare {
+	if cv.rare == nil {
+		return &noRare
+	}
+	return cv.rare
+}
+
+// more is the conversation's rare part for writing, made when first
+// needed.
+func (cv *conversation) more() *convRare {
+	if cv.rare == nil {
+		cv.rare = &convRare{}
+	}
+	return cv.rare
+}
+
+// lin is the log of the conversation's first observation.
+func (cv *conversation) lin() logKey { return cv.logs[0] }
 
 // convState is what the Linker mirrors of a conversation.
 type convState struct {
@@ -333,12 +368,12 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	if cv == nil {
 		k := string(c.keyBuf)
 		lk := logOf(o)
-		cv = &conversation{key: k, lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
+		cv = &conversation{key: k, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
 		c.convs[k] = cv
 		c.joinLog(cv, lk)
 		return cv
 	}
-	if cv.lin.source != o.Pos.Source && !slices.ContainsFunc(cv.logs, func(l logKey) bool { return l.source == o.Pos.Source }) {
+	if cv.lin().source != o.Pos.Source && !slices.ContainsFunc(cv.logs, func(l logKey) bool { return l.source == o.Pos.Source }) {
 		c.joinLog(cv, logOf(o)) // one session logged in two files
 	}
 	return cv
@@ -810,7 +845,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
 		// sessions: it re-initialized.
-		c.emit(Item{kind: itemInit, conv: cv.first, ev: c.linkEv(linkEvent{log: cv.lin, client: owned(p.clientInfoName), time: o.Time})})
+		c.emit(Item{kind: itemInit, conv: cv.first, ev: c.linkEv(linkEvent{log: cv.lin(), client: owned(p.clientInfoName), time: o.Time})})
 	}
 	if m.Method == "initialize" {
 		if p.clientInfo.Object {
@@ -826,19 +861,19 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	cv.addByID(keyOf(ex.id), ex) // keyed by its own copy of the id
 	cv.openList = append(cv.openList, ex)
 	cv.open++
-	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
+	if dk := (dirKey{k, fromServer}); cv.ro().cancels[dk] > 0 {
 		ex.cancelled = true // the cancel was logged before the request
-		cv.cancels[dk]--
+		cv.rare.cancels[dk]--
 		ex.cancelAt = cv.takeCancelAt(dk)
 	}
 	// A response that arrived before its request.
-	if pend := cv.pending[k]; len(pend) > 0 {
+	if pend := cv.ro().pending[k]; len(pend) > 0 {
 		for i, p := range pend {
 			if p.toServer == fromServer {
 				msg := p.msg
 				ex.response = &msg
 				ex.row.EndedAt = p.end
-				cv.pending[k] = append(pend[:i:i], pend[i+1:]...)
+				cv.rare.pending[k] = append(pend[:i:i], pend[i+1:]...)
 				c.unpark(p.tally, true)
 				break
 			}
@@ -1162,11 +1197,11 @@ func (c *Correlator) advance(m *Mark, final bool) {
 		switch {
 		case !st.close:
 			c.releaseHeld(st.cv)
-		case len(st.cv.dueRows) > 0:
+		case len(st.cv.ro().dueRows) > 0:
 			// Open, with same-id rows due (ids.go): write them, then what
 			// its log has passed of the answers held for a cancel.
 			c.releaseDueSameID(st.cv)
-			if len(st.cv.settling) > 0 {
+			if len(st.cv.ro().settling) > 0 {
 				c.releaseHeld(st.cv)
 			}
 		default:
@@ -1232,13 +1267,15 @@ func (c *Correlator) close(cv *conversation) {
 		c.finish(cv, ex)
 	}
 	c.flushing = false
-	for _, ch := range cv.held {
+	for _, ch := range cv.ro().held {
 		if len(ch.rows) > 0 {
 			c.releaseChain(cv, ch, ch.rows[len(ch.rows)-1].Outcome)
 		}
 	}
-	cv.held = nil
-	for _, list := range cv.pending {
+	if cv.rare != nil {
+		cv.rare.held = nil
+	}
+	for _, list := range cv.ro().pending {
 		for _, p := range list {
 			c.Stats.StrayMessages++
 			c.unpark(p.tally, false)
@@ -1247,7 +1284,10 @@ func (c *Correlator) close(cv *conversation) {
 	// Every close is reported (the Linker forgets a linked conversation;
 	// a consumer that replays its input learns which records are used up).
 	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos}})
-	cv.pending, cv.openList, cv.cancels = nil, nil, nil
+	if cv.rare != nil {
+		cv.rare.pending, cv.rare.cancels = nil, nil
+	}
+	cv.openList = nil
 	cv.byID, cv.calls = idIndex{}, callIndex{}
 	delete(c.convs, cv.key)
 	for _, lk := range cv.logs {

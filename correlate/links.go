@@ -37,11 +37,12 @@ func (cv *conversation) learnTools(tools gjson.Result) {
 		if name == "" {
 			return true
 		}
-		if cv.tools == nil {
-			cv.tools = map[string]toolHints{}
+		r := cv.more()
+		if r.tools == nil {
+			r.tools = map[string]toolHints{}
 		}
 		a := t.Get("annotations")
-		cv.tools[name] = toolHints{readOnly: a.Get("readOnlyHint").Bool(), idempotent: a.Get("idempotentHint").Bool()}
+		r.tools[name] = toolHints{readOnly: a.Get("readOnlyHint").Bool(), idempotent: a.Get("idempotentHint").Bool()}
 		return true
 	})
 }
@@ -53,7 +54,7 @@ func (cv *conversation) safeToRepeat(tool string) bool {
 	if tool == "" {
 		return true
 	}
-	h := cv.tools[tool]
+	h := cv.ro().tools[tool]
 	return h.readOnly || h.idempotent
 }
 
@@ -203,7 +204,8 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 		row.MRTRRound = &round
 		if ex.chain == nil {
 			ex.chain = &chain{}
-			cv.held = append(cv.held, ex.chain)
+			r := cv.more()
+			r.held = append(r.held, ex.chain)
 		}
 		ex.chain.rows = append(ex.chain.rows, row)
 		ex.chain.refs = append(ex.chain.refs, ex.ref)
@@ -217,9 +219,9 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 	ch.rows = append(ch.rows, row)
 	ch.refs = append(ch.refs, ex.ref)
 	c.releaseChain(cv, ch, ex.outcome)
-	for i, h := range cv.held {
+	for i, h := range cv.ro().held {
 		if h == ch {
-			cv.held = append(cv.held[:i], cv.held[i+1:]...)
+			cv.rare.held = append(cv.rare.held[:i], cv.rare.held[i+1:]...)
 			break
 		}
 	}

@@ -162,9 +162,10 @@ func (cv *conversation) learnToolsOf(m *schema.Message) {
 		return
 	}
 	for _, t := range p.Res.Tools {
-		if cv.tools == nil {
-			cv.tools = map[string]toolHints{}
+		r := cv.more()
+		if r.tools == nil {
+			r.tools = map[string]toolHints{}
 		}
-		cv.tools[strings.Clone(t.Name)] = toolHints{readOnly: t.ReadOnly, idempotent: t.Idempotent}
+		r.tools[strings.Clone(t.Name)] = toolHints{readOnly: t.ReadOnly, idempotent: t.Idempotent}
 	}
 }

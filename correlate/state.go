@@ -97,18 +97,20 @@ func (cv *conversation) addByID(k idKey, ex *exchange) {
 
 // park keeps a response that arrived before its request.
 func (cv *conversation) park(k idKey, p pendingResp) {
-	if cv.pending == nil {
-		cv.pending = map[idKey][]pendingResp{}
+	r := cv.more()
+	if r.pending == nil {
+		r.pending = map[idKey][]pendingResp{}
 	}
-	cv.pending[k] = append(cv.pending[k], p)
+	r.pending[k] = append(r.pending[k], p)
 }
 
 // parkCancel counts a cancellation that arrived before its request.
 func (cv *conversation) parkCancel(k dirKey) {
-	if cv.cancels == nil {
-		cv.cancels = map[dirKey]int{}
+	r := cv.more()
+	if r.cancels == nil {
+		r.cancels = map[dirKey]int{}
 	}
-	cv.cancels[k]++
+	r.cancels[k]++
 }
 
 // own makes an exchange just attached, and its row, share their text with
