@@ -330,7 +330,8 @@ type exchange struct {
 // exLive is the part of an exchange that is dropped once its row has gone
 // out: the row being built and the evidence it is judged on.
 type exLive struct {
-	row          *schema.Exchange // nil once judged and emitted
+	row          *schema.Exchange // nil once judged and emitted, or while parked (park.go): read it with getRow
+	parked       *parkedRow       // its row while it waits (park.go)
 	attempts     []classify.Attempt
 	att1         [1]classify.Attempt // where attempts starts: most exchanges make one
 	response     *schema.Message
@@ -590,9 +591,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		if h.Responded {
 			st = int32(h.Status)
 		}
-		ex.row.HTTPStatuses = append(ex.row.HTTPStatuses, st)
-		ex.row.PostCount++
-		ex.row.EndedAt = o.EndOrStart()
+		ex.getRow().HTTPStatuses = append(ex.getRow().HTTPStatuses, st)
+		ex.getRow().PostCount++
+		ex.getRow().EndedAt = o.EndOrStart()
 		ex.retryAfter = h.RetryAfter
 		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
 		ex.lastEnd = o.EndOrStart()
@@ -674,7 +675,7 @@ func (c *Correlator) addPaired(cv *conversation, o *schema.Observation) (used, n
 		}
 	}
 	if ex != nil {
-		ex.row.EndedAt = o.EndOrStart()
+		ex.getRow().EndedAt = o.EndOrStart()
 		ex.noEnd = o.EndTime.IsZero()
 		c.finish(cv, ex)
 	}
@@ -724,7 +725,7 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 			}
 			if n == 1 {
 				only.stray = append(only.stray, *m)
-				only.row.EndedAt = o.EndOrStart()
+				only.getRow().EndedAt = o.EndOrStart()
 				used++
 			} else {
 				strays++
@@ -753,24 +754,24 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		default:
 			if !prev.final && o.HTTP != nil {
 				if n := len(prev.attempts); n > 0 {
-					prev.row.RetryOrigin = "sdk"
-					prev.row.RetryBasis = schema.Str("same_id")
+					prev.getRow().RetryOrigin = "sdk"
+					prev.getRow().RetryBasis = schema.Str("same_id")
 					last := &prev.attempts[n-1]
 					if uncertainAttempt(last) && !cv.safeToRepeat(prev.toolName) {
-						prev.row.RetryUnsafe = true
+						prev.getRow().RetryUnsafe = true
 					}
-					judgeRetryAfter(prev.row, prev.retryAfterS, prev.lastEnd, o.Time)
+					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEnd, o.Time)
 				} else {
 					// A log that wrote the frame first and the HTTP outcome
 					// of sending it later (VS Code): the same send.
-					prev.row.Transport = string(o.Transport)
+					prev.getRow().Transport = string(o.Transport)
 				}
 				return prev
 			}
 			if !prev.final && o.HTTP == nil && !o.Paired {
 				// The same frame sent again on stdio: one request, but
 				// nothing says who repeated it.
-				prev.row.RetryOrigin, prev.row.RetryBasis = "unknown", schema.Str("same_id")
+				prev.getRow().RetryOrigin, prev.getRow().RetryBasis = "unknown", schema.Str("same_id")
 				return prev
 			}
 			if failed, _ := prev.failedSoFar(); (failed || sameRequestAgain(cv, prev, o)) && (o.HTTP != nil || o.Trigger != "") {
@@ -784,7 +785,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	box := &rowBox{}
 	ex.row = &box.row
 	c.attachN++
-	r := ex.row
+	r := ex.getRow()
 	r.ExchangeID, c.idScratch = exchangeID(o.Pos, m, c.idScratch)
 	ex.exID = r.ExchangeID
 	r.Source = o.Pos.Source
@@ -872,7 +873,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 			if p.toServer == fromServer {
 				msg := p.msg
 				ex.response = &msg
-				ex.row.EndedAt = p.end
+				ex.getRow().EndedAt = p.end
 				cv.rare.pending[k] = append(pend[:i:i], pend[i+1:]...)
 				c.unpark(p.tally, true)
 				break
@@ -939,7 +940,7 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 		}
 		mm := *m
 		ex.response = &mm
-		ex.row.EndedAt = o.EndOrStart()
+		ex.getRow().EndedAt = o.EndOrStart()
 		c.answered(cv, ex, o, &mm, true)
 		return paired
 	}
@@ -1008,7 +1009,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	cv.open--
 	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	c.keepUnjudged(cv, ex)
-	r := ex.row
+	r := ex.getRow()
 	version := ex.reqVersion
 	if version == "" {
 		version = cv.version

@@ -246,7 +246,7 @@ func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
 // that another attempt can reopen it (finish calls it first).
 func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
 	if c.mayHoldSameID(cv, ex) {
-		pre := *ex.row
+		pre := *ex.getRow()
 		ex.unjudged = &pre
 	}
 }
@@ -254,7 +254,7 @@ func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
 // holdSameID holds a judged exchange (finish calls it instead of writing
 // the row) when it may still get another attempt of its id.
 func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
-	if ex.unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.row.SessionExpired {
+	if ex.unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.getRow().SessionExpired {
 		ex.unjudged = nil
 		return false
 	}
@@ -294,7 +294,7 @@ func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Ob
 	}
 	prev.heldSameID = false // its entries in sameIDHeld and heldByLog are dropped when met
 	cv.more().nHeld--
-	*prev.row = *prev.unjudged
+	*prev.getRow() = *prev.unjudged
 	prev.unjudged = nil
 	prev.final, prev.response, prev.lateResponse = false, nil, false
 	cv.open++

@@ -140,7 +140,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		return
 	}
 	const basis = "same_call_after_failure"
-	r := ex.row
+	r := ex.getRow()
 	if params.continuation {
 		state := params.requestState
 		if prev.final && prev.cv == cv && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
@@ -195,7 +195,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 // emitChained hands a judged exchange on, holding back the rounds of an MRTR
 // chain until its last round, so every row of the chain gets chain_outcome.
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
-	row := *ex.row
+	row := *ex.getRow()
 	if ex.outcome == classify.InputRequired {
 		if ex.round == 0 {
 			ex.round = 1

@@ -123,7 +123,7 @@ func (cv *conversation) parkCancel(k dirKey) {
 // The arguments are made the row's own by keepOwn once the observation is
 // done, and only for a row still waiting then.
 func (cv *conversation) own(ex *exchange, nm *names) {
-	r := ex.row
+	r := ex.getRow()
 	ex.method = internMethod(ex.method)
 	r.Method = ex.method
 	ex.id.Text = ownIDText(ex.id.Text)
@@ -166,18 +166,22 @@ func (cv *conversation) own(ex *exchange, nm *names) {
 // arguments, which were a view into the body the decoder unescaped. Until
 // then it shares them, so an exchange answered in its own record (most)
 // costs no copy; a waiting one no longer keeps its whole record's bodies
-// alive (the request's envelope and a response stream's events).
+// alive (the request's envelope and a response stream's events). Its row
+// is parked while it waits (park.go).
 func (c *Correlator) keepOwn() {
 	for i, ex := range c.fresh {
 		c.fresh[i] = nil
-		if ex.exLive == nil || ex.row == nil || len(ex.row.Arguments) == 0 {
+		if ex.exLive == nil || ex.row == nil {
 			continue // its row has gone out
 		}
-		args := bytes.Clone(ex.row.Arguments)
-		if u := ex.unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &ex.row.Arguments[0] {
-			u.Arguments = args
+		if r := ex.row; len(r.Arguments) > 0 {
+			args := bytes.Clone(r.Arguments)
+			if u := ex.unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &r.Arguments[0] {
+				u.Arguments = args
+			}
+			r.Arguments = args
 		}
-		ex.row.Arguments = args
+		ex.park()
 	}
 	c.fresh = c.fresh[:0]
 }
