@@ -9,7 +9,7 @@ import (
 
 // A request still waiting once the observation that attached it is done
 // (never answered, answered 202, a cut stream) keeps its row parked: the
-// few columns a row has before it is judged, in a parkedRow of about 450
+// few columns a row has before it is judged, in a parkedRow of 384
 // bytes instead of the 1,008-byte rowBox (issue 11: an open conversation
 // takes at most 2 KiB). The row is built again, column for column the
 // same, the first time it is needed (getRow): another attempt, its
@@ -17,17 +17,19 @@ import (
 
 // parkedRow is a row's columns before it is judged.
 type parkedRow struct {
-	exchangeID, source, sides, initiator, transport, method, retryOrigin, format string
-	sourceLine                                                                   int64
-	startedAt, endedAt                                                           time.Time
-	httpStatuses                                                                 []int32 // when it does not start in its box
-	arguments                                                                    []byte
-	opt                                                                          [parkedOpts]string
-	optSet                                                                       uint16 // which of opt the row set
-	postCount                                                                    int32
-	status1                                                                      int32 // HTTPStatuses[0] when it starts in its box
-	statusN                                                                      int8  // -1: httpStatuses; else 0 or 1, the length of the box's
-	late, idConflict, retryUnsafe                                                bool
+	// Its exchange_id, method and started_at are its exchange's (exID,
+	// method, startedAt): a row whose are not is not parked.
+	source, sides, initiator, transport, retryOrigin, format string
+	sourceLine                                               int64
+	endedAt                                                  time.Time
+	httpStatuses                                             []int32 // when it does not start in its box
+	arguments                                                []byte
+	opt                                                      [parkedOpts]string
+	optSet                                                   uint16 // which of opt the row set
+	postCount                                                int32
+	status1                                                  int32 // HTTPStatuses[0] when it starts in its box
+	statusN                                                  int8  // -1: httpStatuses; else 0 or 1, the length of the box's
+	late, idConflict, retryUnsafe                            bool
 }
 
 // The optional text columns a parked row keeps, in opt's order.
@@ -64,13 +66,17 @@ var checkPark bool
 
 // park parks the row of a waiting exchange, unless it has columns a
 // parked row does not keep.
-func (l *exLive) park() {
-	if l.row == nil || l.parked != nil || noPark {
+func (ex *exchange) park() {
+	l := ex.exLive
+	if l == nil || l.row == nil || l.parked != nil || noPark {
 		return
 	}
 	r := l.row
-	p := &parkedRow{exchangeID: r.ExchangeID, source: r.Source, sides: r.Sides, initiator: r.Initiator, transport: r.Transport,
-		method: r.Method, retryOrigin: r.RetryOrigin, format: r.Format, sourceLine: r.SourceLine, startedAt: r.StartedAt,
+	if r.ExchangeID != ex.exID || r.Method != ex.method || r.StartedAt != ex.startedAt {
+		return
+	}
+	p := &parkedRow{source: r.Source, sides: r.Sides, initiator: r.Initiator, transport: r.Transport,
+		retryOrigin: r.RetryOrigin, format: r.Format, sourceLine: r.SourceLine,
 		endedAt: r.EndedAt, arguments: r.Arguments, postCount: r.PostCount, late: r.Late, idConflict: r.IDConflict, retryUnsafe: r.RetryUnsafe}
 	switch s := r.HTTPStatuses; {
 	case len(s) <= 1 && cap(s) == 1: // in its box (attach): a longer one has an array of its own
@@ -103,7 +109,7 @@ func (l *exLive) park() {
 		return
 	}
 	if checkPark {
-		back := p.build()
+		back := p.build(ex)
 		if !reflect.DeepEqual(&back.row, r) {
 			panic("correlate: a parked row is not the row parked")
 		}
@@ -111,13 +117,13 @@ func (l *exLive) park() {
 	l.parked, l.row = p, nil
 }
 
-// build makes a row box from a parked row.
-func (p *parkedRow) build() *rowBox {
+// build makes a row box from the parked row of ex.
+func (p *parkedRow) build(ex *exchange) *rowBox {
 	box := &rowBox{}
 	r := &box.row
-	r.ExchangeID, r.Source, r.Sides, r.Initiator, r.Transport = p.exchangeID, p.source, p.sides, p.initiator, p.transport
-	r.Method, r.RetryOrigin, r.Format, r.SourceLine = p.method, p.retryOrigin, p.format, p.sourceLine
-	r.StartedAt, r.EndedAt, r.Arguments, r.PostCount = p.startedAt, p.endedAt, p.arguments, p.postCount
+	r.ExchangeID, r.Source, r.Sides, r.Initiator, r.Transport = ex.exID, p.source, p.sides, p.initiator, p.transport
+	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method, p.retryOrigin, p.format, p.sourceLine
+	r.StartedAt, r.EndedAt, r.Arguments, r.PostCount = ex.startedAt, p.endedAt, p.arguments, p.postCount
 	r.Late, r.IDConflict, r.RetryUnsafe = p.late, p.idConflict, p.retryUnsafe
 	if p.statusN < 0 {
 		r.HTTPStatuses = p.httpStatuses
@@ -134,9 +140,9 @@ func (p *parkedRow) build() *rowBox {
 }
 
 // getRow is the exchange's row, built again if it was parked.
-func (l *exLive) getRow() *schema.Exchange {
-	if l.row == nil && l.parked != nil {
-		l.row, l.parked = &l.parked.build().row, nil
+func (ex *exchange) getRow() *schema.Exchange {
+	if l := ex.exLive; l.row == nil && l.parked != nil {
+		l.row, l.parked = &l.parked.build(ex).row, nil
 	}
-	return l.row
+	return ex.row
 }
