@@ -247,7 +247,7 @@ func (r *exRing) len() int { return r.n }
 
 func (r *exRing) push(ex *exchange) {
 	if r.n == len(r.buf) {
-		grown := make([]*exchange, max(8, 2*len(r.buf)))
+		grown := make([]*exchange, max(2, 2*len(r.buf))) // most conversations judge a few requests
 		for i := 0; i < r.n; i++ {
 			grown[i] = r.buf[(r.head+i)%len(r.buf)]
 		}
