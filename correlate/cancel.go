@@ -75,22 +75,26 @@ func (c *Correlator) answered(cv *conversation, ex *exchange, o *schema.Observat
 		// Another attempt of a held exchange (the same id POSTed again
 		// while it was open): the last attempt's response decides.
 		if !at.IsZero() {
-			ex.respAt = at
+			ex.holding().respAt = at
 		}
 		return
 	case ex.cancelled:
 		switch {
-		case at.IsZero() || ex.cancelAt.IsZero() || at.Equal(ex.cancelAt):
+		case at.IsZero() || ex.holdRO().cancelAt.IsZero() || at.Equal(ex.holdRO().cancelAt):
 			ex.lateResponse = cancelFirst
-		case ex.cancelAt.Before(at):
+		case ex.holdRO().cancelAt.Before(at):
 			ex.lateResponse = true
 		default:
 			// The cancel was sent after the response had arrived: like a
 			// cancel of a finished request, it does not count.
-			ex.cancelled, ex.cancelAt = false, time.Time{}
+			ex.cancelled = false
+			if ex.holdPart != nil {
+				ex.holdPart.cancelAt = time.Time{}
+			}
 		}
 	case resp != nil && resp.Where == schema.InPostStream && !at.IsZero() && at.Sub(o.Time) >= minHeldAnswer && cv.cancellable(ex):
-		ex.held, ex.respAt, ex.heldLog = true, at, logOf(o)
+		h := ex.holding()
+		ex.held, h.respAt, h.heldLog = true, at, logOf(o)
 		r := cv.more()
 		r.settling = append(r.settling, ex)
 		if c.holding == nil {
@@ -116,17 +120,20 @@ func (cv *conversation) cancellable(ex *exchange) bool {
 // (as for a finished request); the exchange stays held.
 func (c *Correlator) cancel(cv *conversation, ex *exchange, t time.Time) {
 	if !ex.held {
-		if !ex.cancelled || ex.cancelAt.IsZero() || (!t.IsZero() && t.Before(ex.cancelAt)) {
-			ex.cancelAt = t // the first cancel counts
+		if cancelAt := ex.holdRO().cancelAt; !ex.cancelled || cancelAt.IsZero() || (!t.IsZero() && t.Before(cancelAt)) {
+			if !t.IsZero() || ex.holdPart != nil {
+				ex.holding().cancelAt = t // the first cancel counts
+			}
 		}
 		ex.cancelled = true
 		return
 	}
-	if t.IsZero() || t.After(ex.respAt) {
+	h := ex.holding() // held: made already
+	if t.IsZero() || t.After(h.respAt) {
 		return
 	}
-	ex.cancelled, ex.cancelAt = true, t
-	ex.lateResponse = t.Before(ex.respAt)
+	ex.cancelled, h.cancelAt = true, t
+	ex.lateResponse = t.Before(h.respAt)
 	c.finish(cv, ex)
 }
 
@@ -182,7 +189,7 @@ func (c *Correlator) releaseAt(cv *conversation, now func(logKey) time.Time) {
 	for _, ex := range r.settling {
 		switch {
 		case ex.final:
-		case now(ex.heldLog).After(ex.respAt):
+		case now(ex.holdRO().heldLog).After(ex.holdRO().respAt):
 			c.finish(cv, ex)
 		default:
 			keep = append(keep, ex)
@@ -233,7 +240,7 @@ func (c *Correlator) heldDue(m *Mark, closing []*conversation) []heldStep {
 					continue
 				}
 				open = true
-				if c.clocks.start(ex.heldLog).After(ex.respAt) {
+				if h := ex.holdRO(); c.clocks.start(h.heldLog).After(h.respAt) {
 					due = append(due, cv)
 					break
 				}

@@ -330,29 +330,58 @@ type exchange struct {
 // exLive is the part of an exchange that is dropped once its row has gone
 // out: the row being built and the evidence it is judged on.
 type exLive struct {
-	row          *schema.Exchange // nil once judged and emitted, or while parked (park.go): read it with getRow
-	parked       *parkedRow       // its row while it waits (park.go)
-	attempts     []classify.Attempt
-	att1         [1]classify.Attempt // where attempts starts: most exchanges make one
-	response     *schema.Message
-	stray        []schema.Message
-	reported     *schema.Reported
-	diag         exDiag
-	told         exState
-	retryAfter   string
-	toolName     string
-	cancelAt     time.Time        // when the cancel that marked it was sent (zero: not known)
-	respAt       time.Time        // when its response arrived, while held
-	heldLog      logKey           // the log of the record that carried its response, while held
-	log          logKey           // the log of its latest request record (ids.go)
-	unjudged     *schema.Exchange // its row as it was before it was judged, while it may be held
-	holdSeq      int64            // its place among its conversation\'s held rows (ids.go)
-	sseEvents    int32            // events of the final attempt's stream
+	row        *schema.Exchange // nil once judged and emitted, or while parked (park.go): read it with getRow
+	parked     *parkedRow       // its row while it waits (park.go)
+	attempts   []classify.Attempt
+	att1       [1]classify.Attempt // where attempts starts: most exchanges make one
+	response   *schema.Message
+	stray      []schema.Message
+	reported   *schema.Reported
+	diag       exDiag
+	told       exState
+	retryAfter string
+	toolName   string
+	log        logKey // the log of its latest request record (ids.go)
+	// What an exchange cancelled or held needs (cancel.go, ids.go): made
+	// when first needed (holding), read through holdRO.
+	holdPart     *exHold
+	sseEvents    int32 // events of the final attempt's stream
 	cancelled    bool
 	onSession    bool
 	truncated    bool
 	noEnd        bool // the log gives no end time: no latency
 	lateResponse bool
+}
+
+// exHold is the part of a live exchange that only one cancelled or held
+// needs.
+type exHold struct {
+	cancelAt time.Time        // when the cancel that marked it was sent (zero: not known)
+	respAt   time.Time        // when its response arrived, while held
+	heldLog  logKey           // the log of the record that carried its response, while held
+	unjudged *schema.Exchange // its row as it was before it was judged, while it may be held
+	holdSeq  int64            // its place among its conversation's held rows (ids.go)
+}
+
+// noHold is what holdRO reads for an exchange without its hold part; it
+// is never written.
+var noHold exHold
+
+// holdRO is the live exchange's hold part for reading.
+func (l *exLive) holdRO() *exHold {
+	if l.holdPart == nil {
+		return &noHold
+	}
+	return l.holdPart
+}
+
+// holding is the live exchange's hold part for writing, made when first
+// needed.
+func (l *exLive) holding() *exHold {
+	if l.holdPart == nil {
+		l.holdPart = &exHold{}
+	}
+	return l.holdPart
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -865,7 +894,9 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if dk := (dirKey{k, fromServer}); cv.ro().cancels[dk] > 0 {
 		ex.cancelled = true // the cancel was logged before the request
 		cv.rare.cancels[dk]--
-		ex.cancelAt = cv.takeCancelAt(dk)
+		if t := cv.takeCancelAt(dk); !t.IsZero() {
+			ex.holding().cancelAt = t
+		}
 	}
 	// A response that arrived before its request.
 	if pend := cv.ro().pending[k]; len(pend) > 0 {

@@ -247,20 +247,22 @@ func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
 func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
 	if c.mayHoldSameID(cv, ex) {
 		pre := *ex.getRow()
-		ex.unjudged = &pre
+		ex.holding().unjudged = &pre
 	}
 }
 
 // holdSameID holds a judged exchange (finish calls it instead of writing
 // the row) when it may still get another attempt of its id.
 func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
-	if ex.unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.getRow().SessionExpired {
-		ex.unjudged = nil
+	if ex.holdRO().unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.getRow().SessionExpired {
+		if ex.holdPart != nil {
+			ex.holdPart.unjudged = nil
+		}
 		return false
 	}
 	r := cv.more()
 	r.holdN++
-	ex.heldSameID, ex.holdSeq = true, r.holdN
+	ex.heldSameID, ex.holdPart.holdSeq = true, r.holdN
 	if r.nHeld++; len(r.sameIDHeld) > 2*r.nHeld+8 {
 		r.sameIDHeld = slices.DeleteFunc(r.sameIDHeld, func(x *exchange) bool { return !x.heldSameID })
 	}
@@ -273,7 +275,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 		h = &heldHeap{}
 		c.heldByLog[ex.log] = h
 	}
-	heap.Push(h, heldEntry{ex: ex, seq: ex.holdSeq})
+	heap.Push(h, heldEntry{ex: ex, seq: ex.holdPart.holdSeq})
 	return true
 }
 
@@ -294,8 +296,8 @@ func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Ob
 	}
 	prev.heldSameID = false // its entries in sameIDHeld and heldByLog are dropped when met
 	cv.more().nHeld--
-	*prev.getRow() = *prev.unjudged
-	prev.unjudged = nil
+	*prev.getRow() = *prev.holdPart.unjudged
+	prev.holdPart.unjudged = nil
 	prev.final, prev.response, prev.lateResponse = false, nil, false
 	cv.open++
 	c.Stats.Exchanges-- // judged again below, and counted again then (finish)
@@ -306,7 +308,10 @@ func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Ob
 
 // writeHeld writes a held row.
 func (c *Correlator) writeHeld(cv *conversation, ex *exchange) {
-	ex.heldSameID, ex.unjudged = false, nil
+	ex.heldSameID = false
+	if ex.holdPart != nil {
+		ex.holdPart.unjudged = nil
+	}
 	cv.more().nHeld--
 	c.emitChained(cv, ex)
 	c.forgetLive(cv, ex)
@@ -382,7 +387,7 @@ func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation
 			}
 			e := heap.Pop(h).(heldEntry)
 			ex := e.ex
-			if !ex.heldSameID || ex.holdSeq != e.seq || ex.cv.closingNow {
+			if !ex.heldSameID || ex.holdPart.holdSeq != e.seq || ex.cv.closingNow {
 				continue
 			}
 			r := ex.cv.more()
@@ -407,7 +412,7 @@ func (c *Correlator) releaseDueSameID(cv *conversation) {
 	r := cv.rare
 	rows := r.dueRows
 	r.dueRows = nil
-	slices.SortFunc(rows, func(a, b *exchange) int { return cmpInt64(a.holdSeq, b.holdSeq) })
+	slices.SortFunc(rows, func(a, b *exchange) int { return cmpInt64(a.holdPart.holdSeq, b.holdPart.holdSeq) })
 	for _, ex := range rows {
 		if ex.heldSameID {
 			c.writeHeld(cv, ex)

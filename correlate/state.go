@@ -176,7 +176,7 @@ func (c *Correlator) keepOwn() {
 		}
 		if r := ex.row; len(r.Arguments) > 0 {
 			args := bytes.Clone(r.Arguments)
-			if u := ex.unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &r.Arguments[0] {
+			if u := ex.holdRO().unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &r.Arguments[0] {
 				u.Arguments = args
 			}
 			r.Arguments = args
