@@ -89,6 +89,8 @@ type Correlator struct {
 	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
 	marks    markCount                  // Marks with the same Seq, for Key.Again
 	fresh    []*exchange                // requests attached by the observation being added (state.go, keepOwn)
+	waiting  []*exchange                // requests that were still waiting when their observation was done, oldest first (park.go)
+	waitHead int                        // waiting[:waitHead] are parked or done
 	names    names                      // text shared by the rows of every conversation (state.go)
 
 	// Ids (ids.go).
@@ -195,20 +197,21 @@ type conversation struct {
 	version  string
 	client   schema.Implementation
 	server   schema.Implementation
-	openList []*exchange       // exchanges not yet final, plus finished ones not yet pruned
-	last     time.Time         // its latest activity, in event time
-	session  string            // its MCP session id, when it is keyed by one
-	calls    callIndex         // the latest client request per call hash
-	diag     convDiag          // what the diagnosis columns need (diagnose.go)
-	open     int               // how many of openList are not final
-	first    int64             // Seq of its first observation: its id in order keys and link events
-	logs     []logKey          // the logs it has seen, the log of its first observation first (lin)
-	told     convState         // what the Linker last heard of it
-	lastPos  []schema.Position // the latest observation's position in each log (by Pos.ID) it has seen
-	started  time.Time         // its first activity, in event time
+	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
+	last     time.Time            // its latest activity, in event time
+	session  string               // its MCP session id, when it is keyed by one
+	calls    callIndex            // the latest client request per call hash
+	diag     convDiag             // what the diagnosis columns need (diagnose.go)
+	open     int                  // how many of openList are not final
+	first    int64                // Seq of its first observation: its id in order keys and link events
+	logs     []logKey             // the logs it has seen, the log of its first observation first (lin)
+	told     convState            // what the Linker last heard of it
+	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
+	started  time.Time            // its first activity, in event time
+	tools    map[string]toolHints // annotations learned from tools/list (most conversations list their tools)
 
-	// What few conversations need (parked responses and cancels, tools,
-	// MRTR chains, held rows, client instances): made when first needed
+	// What few conversations need (parked responses and cancels, MRTR
+	// chains, held rows, client instances): made when first needed
 	// (more), read through ro.
 	rare *convRare
 
@@ -231,9 +234,8 @@ type conversation struct {
 // issue 11: an open conversation takes at most 2 KiB).
 type convRare struct {
 	pending map[idKey][]pendingResp
-	cancels map[dirKey]int       // cancellations that arrived before their request
-	tools   map[string]toolHints // annotations learned from tools/list
-	held    []*chain             // open MRTR chains, in order
+	cancels map[dirKey]int // cancellations that arrived before their request
+	held    []*chain       // open MRTR chains, in order
 	// cancelAt holds when each cancel counted in cancels was sent, oldest
 	// first; settling, the answered exchanges held for a cancel sent
 	// before their response (cancel.go).

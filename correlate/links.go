@@ -37,12 +37,11 @@ func (cv *conversation) learnTools(tools gjson.Result) {
 		if name == "" {
 			return true
 		}
-		r := cv.more()
-		if r.tools == nil {
-			r.tools = map[string]toolHints{}
+		if cv.tools == nil {
+			cv.tools = map[string]toolHints{}
 		}
 		a := t.Get("annotations")
-		r.tools[name] = toolHints{readOnly: a.Get("readOnlyHint").Bool(), idempotent: a.Get("idempotentHint").Bool()}
+		cv.tools[name] = toolHints{readOnly: a.Get("readOnlyHint").Bool(), idempotent: a.Get("idempotentHint").Bool()}
 		return true
 	})
 }
@@ -54,7 +53,7 @@ func (cv *conversation) safeToRepeat(tool string) bool {
 	if tool == "" {
 		return true
 	}
-	h := cv.ro().tools[tool]
+	h := cv.tools[tool]
 	return h.readOnly || h.idempotent
 }
 

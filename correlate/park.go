@@ -139,6 +139,33 @@ func (p *parkedRow) build(ex *exchange) *rowBox {
 	return box
 }
 
+// parkAfter is how many observations after the one that attached it a
+// request still waiting has its row parked: most that wait are answered
+// soon after (a response stream, a GET stream), and they are left as they
+// are.
+const parkAfter = 1024
+
+// parkWaiting parks the rows of the requests that have waited parkAfter
+// observations; those settled since are passed over.
+func (c *Correlator) parkWaiting() {
+	for c.waitHead < len(c.waiting) {
+		ex := c.waiting[c.waitHead]
+		if ex.ref.seq > c.seq-parkAfter {
+			break
+		}
+		ex.park()
+		c.waiting[c.waitHead] = nil
+		c.waitHead++
+	}
+	if c.waitHead == len(c.waiting) {
+		c.waiting, c.waitHead = c.waiting[:0], 0
+	} else if c.waitHead >= 1024 && 2*c.waitHead >= len(c.waiting) {
+		n := copy(c.waiting, c.waiting[c.waitHead:])
+		clear(c.waiting[n:])
+		c.waiting, c.waitHead = c.waiting[:n], 0
+	}
+}
+
 // getRow is the exchange's row, built again if it was parked.
 func (ex *exchange) getRow() *schema.Exchange {
 	if l := ex.exLive; l.row == nil && l.parked != nil {

@@ -162,10 +162,9 @@ func (cv *conversation) learnToolsOf(m *schema.Message) {
 		return
 	}
 	for _, t := range p.Res.Tools {
-		r := cv.more()
-		if r.tools == nil {
-			r.tools = map[string]toolHints{}
+		if cv.tools == nil {
+			cv.tools = map[string]toolHints{}
 		}
-		r.tools[strings.Clone(t.Name)] = toolHints{readOnly: t.ReadOnly, idempotent: t.Idempotent}
+		cv.tools[strings.Clone(t.Name)] = toolHints{readOnly: t.ReadOnly, idempotent: t.Idempotent}
 	}
 }

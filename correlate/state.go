@@ -167,7 +167,7 @@ func (cv *conversation) own(ex *exchange, nm *names) {
 // then it shares them, so an exchange answered in its own record (most)
 // costs no copy; a waiting one no longer keeps its whole record's bodies
 // alive (the request's envelope and a response stream's events). Its row
-// is parked while it waits (park.go).
+// is parked if it still waits parkAfter observations later (park.go).
 func (c *Correlator) keepOwn() {
 	for i, ex := range c.fresh {
 		c.fresh[i] = nil
@@ -181,9 +181,10 @@ func (c *Correlator) keepOwn() {
 			}
 			r.Arguments = args
 		}
-		ex.park()
+		c.waiting = append(c.waiting, ex)
 	}
 	c.fresh = c.fresh[:0]
+	c.parkWaiting()
 }
 
 // names interns text that repeats across conversations (URLs, targets,
@@ -247,7 +248,14 @@ func (r *exRing) len() int { return r.n }
 
 func (r *exRing) push(ex *exchange) {
 	if r.n == len(r.buf) {
-		grown := make([]*exchange, max(2, 2*len(r.buf))) // most conversations judge a few requests
+		n := 2 * len(r.buf)
+		switch {
+		case n == 0:
+			n = 2 // most conversations judge a few requests
+		case n < 8:
+			n = 8 // and those that judge more, many
+		}
+		grown := make([]*exchange, n)
 		for i := 0; i < r.n; i++ {
 			grown[i] = r.buf[(r.head+i)%len(r.buf)]
 		}
