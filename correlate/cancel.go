@@ -75,23 +75,28 @@ func (c *Correlator) answered(cv *conversation, ex *exchange, o *schema.Observat
 		// Another attempt of a held exchange (the same id POSTed again
 		// while it was open): the last attempt's response decides.
 		if !at.IsZero() {
-			ex.respAt = at
+			ex.holding().respAt = at
 		}
 		return
 	case ex.cancelled:
 		switch {
-		case at.IsZero() || ex.cancelAt.IsZero() || at.Equal(ex.cancelAt):
+		case at.IsZero() || ex.holdRO().cancelAt.IsZero() || at.Equal(ex.holdRO().cancelAt):
 			ex.lateResponse = cancelFirst
-		case ex.cancelAt.Before(at):
+		case ex.holdRO().cancelAt.Before(at):
 			ex.lateResponse = true
 		default:
 			// The cancel was sent after the response had arrived: like a
 			// cancel of a finished request, it does not count.
-			ex.cancelled, ex.cancelAt = false, time.Time{}
+			ex.cancelled = false
+			if ex.holdPart != nil {
+				ex.holdPart.cancelAt = time.Time{}
+			}
 		}
 	case resp != nil && resp.Where == schema.InPostStream && !at.IsZero() && at.Sub(o.Time) >= minHeldAnswer && cv.cancellable(ex):
-		ex.held, ex.respAt, ex.heldLog = true, at, logOf(o)
-		cv.settling = append(cv.settling, ex)
+		h := ex.holding()
+		ex.held, h.respAt, h.heldLog = true, at, logOf(o)
+		r := cv.more()
+		r.settling = append(r.settling, ex)
 		if c.holding == nil {
 			c.holding = map[*conversation]struct{}{}
 		}
@@ -115,17 +120,20 @@ func (cv *conversation) cancellable(ex *exchange) bool {
 // (as for a finished request); the exchange stays held.
 func (c *Correlator) cancel(cv *conversation, ex *exchange, t time.Time) {
 	if !ex.held {
-		if !ex.cancelled || ex.cancelAt.IsZero() || (!t.IsZero() && t.Before(ex.cancelAt)) {
-			ex.cancelAt = t // the first cancel counts
+		if cancelAt := ex.holdRO().cancelAt; !ex.cancelled || cancelAt.IsZero() || (!t.IsZero() && t.Before(cancelAt)) {
+			if !t.IsZero() || ex.holdPart != nil {
+				ex.holding().cancelAt = t // the first cancel counts
+			}
 		}
 		ex.cancelled = true
 		return
 	}
-	if t.IsZero() || t.After(ex.respAt) {
+	h := ex.holding() // held: made already
+	if t.IsZero() || t.After(h.respAt) {
 		return
 	}
-	ex.cancelled, ex.cancelAt = true, t
-	ex.lateResponse = t.Before(ex.respAt)
+	ex.cancelled, h.cancelAt = true, t
+	ex.lateResponse = t.Before(h.respAt)
 	c.finish(cv, ex)
 }
 
@@ -133,7 +141,7 @@ func (c *Correlator) cancel(cv *conversation, ex *exchange, t time.Time) {
 // arrived before t, the start of the record of it being added: no cancel
 // sent before their response can come after it.
 func (c *Correlator) release(cv *conversation, o *schema.Observation) {
-	if len(cv.settling) == 0 {
+	if cv.rare == nil || len(cv.rare.settling) == 0 {
 		return
 	}
 	lk := logOf(o)
@@ -147,23 +155,24 @@ func (c *Correlator) release(cv *conversation, o *schema.Observation) {
 
 // noteCancelAt remembers when a cancel logged before its request was sent.
 func (cv *conversation) noteCancelAt(k dirKey, t time.Time) {
-	if cv.cancelAt == nil {
-		cv.cancelAt = map[dirKey][]time.Time{}
+	r := cv.more()
+	if r.cancelAt == nil {
+		r.cancelAt = map[dirKey][]time.Time{}
 	}
-	cv.cancelAt[k] = append(cv.cancelAt[k], t)
+	r.cancelAt[k] = append(r.cancelAt[k], t)
 }
 
 // takeCancelAt hands out the time of the oldest cancel of k noted so far.
 func (cv *conversation) takeCancelAt(k dirKey) time.Time {
-	ts := cv.cancelAt[k]
+	ts := cv.ro().cancelAt[k]
 	if len(ts) == 0 {
 		return time.Time{}
 	}
 	t := ts[0]
 	if len(ts) == 1 {
-		delete(cv.cancelAt, k)
+		delete(cv.rare.cancelAt, k)
 	} else {
-		cv.cancelAt[k] = ts[1:]
+		cv.rare.cancelAt[k] = ts[1:]
 	}
 	return t
 }
@@ -171,18 +180,23 @@ func (cv *conversation) takeCancelAt(k dirKey) time.Time {
 // releaseAt settles the held exchanges of a conversation that their log has
 // passed: their response arrived before now(log), a record start of it.
 func (c *Correlator) releaseAt(cv *conversation, now func(logKey) time.Time) {
-	keep := cv.settling[:0]
-	for _, ex := range cv.settling {
+	if cv.rare == nil {
+		delete(c.holding, cv)
+		return
+	}
+	r := cv.rare
+	keep := r.settling[:0]
+	for _, ex := range r.settling {
 		switch {
 		case ex.final:
-		case now(ex.heldLog).After(ex.respAt):
+		case now(ex.holdRO().heldLog).After(ex.holdRO().respAt):
 			c.finish(cv, ex)
 		default:
 			keep = append(keep, ex)
 		}
 	}
-	clear(cv.settling[len(keep):])
-	cv.settling = keep
+	clear(r.settling[len(keep):])
+	r.settling = keep
 	if len(keep) == 0 {
 		delete(c.holding, cv)
 	}
@@ -221,18 +235,20 @@ func (c *Correlator) heldDue(m *Mark, closing []*conversation) []heldStep {
 				continue
 			}
 			open := false
-			for _, ex := range cv.settling {
+			for _, ex := range cv.ro().settling {
 				if ex.final {
 					continue
 				}
 				open = true
-				if c.clocks.start(ex.heldLog).After(ex.respAt) {
+				if h := ex.holdRO(); c.clocks.start(h.heldLog).After(h.respAt) {
 					due = append(due, cv)
 					break
 				}
 			}
 			if !open {
-				cv.settling = nil // settled by their cancels
+				if cv.rare != nil {
+					cv.rare.settling = nil // settled by their cancels
+				}
 				delete(c.holding, cv)
 			}
 		}

@@ -90,6 +90,8 @@ type Correlator struct {
 	holding  map[*conversation]struct{} // conversations with held exchanges (cancel.go)
 	marks    markCount                  // Marks with the same Seq, for Key.Again
 	fresh    []*exchange                // requests attached by the observation being added (state.go, keepOwn)
+	waiting  []*exchange                // requests that were still waiting when their observation was done, oldest first (park.go)
+	waitHead int                        // waiting[:waitHead] are parked or done
 	names    names                      // text shared by the rows of every conversation (state.go)
 
 	// Ids (ids.go).
@@ -193,30 +195,48 @@ func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 type conversation struct {
 	key      string
 	byID     idIndex // every exchange of the conversation by request id, oldest first
-	pending  map[idKey][]pendingResp
-	cancels  map[dirKey]int // cancellations that arrived before their request
 	version  string
 	client   schema.Implementation
 	server   schema.Implementation
 	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
-	lostGet  bool                 // a GET event stream whose body was not recorded
-	lin      logKey               // the log of its first observation
 	last     time.Time            // its latest activity, in event time
-	ended    bool                 // its session was deleted
-	expired  bool                 // a request on its session got 404
 	session  string               // its MCP session id, when it is keyed by one
 	calls    callIndex            // the latest client request per call hash
-	tools    map[string]toolHints // annotations learned from tools/list
 	diag     convDiag             // what the diagnosis columns need (diagnose.go)
-	held     []*chain             // open MRTR chains, in order
 	open     int                  // how many of openList are not final
 	first    int64                // Seq of its first observation: its id in order keys and link events
-	logs     []logKey             // the logs it has seen, its first one (lin) first
-	linked   bool                 // it has told the Linker about a request (client side only)
+	logs     []logKey             // the logs it has seen, the log of its first observation first (lin)
 	told     convState            // what the Linker last heard of it
 	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
 	started  time.Time            // its first activity, in event time
-	cut      bool                 // closed by MaxHold while still active: its rows say so
+	tools    map[string]toolHints // annotations learned from tools/list (most conversations list their tools)
+
+	// What few conversations need (parked responses and cancels, MRTR
+	// chains, held rows, client instances): made when first needed
+	// (more), read through ro.
+	rare *convRare
+
+	past exRing // its judged requests still remembered, oldest first (state.go)
+	// The text its rows share (state.go, own): the URL and target its
+	// requests went to, the tool they called.
+	url, target, tool string
+
+	lostGet bool // a GET event stream whose body was not recorded
+	ended   bool // its session was deleted
+	expired bool // a request on its session got 404
+	linked  bool // it has told the Linker about a request (client side only)
+	cut     bool // closed by MaxHold while still active: its rows say so
+	byFile  bool // keyed by its source file: no session, no connection (ids.go)
+	// closingNow: it closes at the Mark being applied (ids.go).
+	closingNow bool
+}
+
+// convRare is the part of a conversation that most never use (state.go,
+// issue 11: an open conversation takes at most 2 KiB).
+type convRare struct {
+	pending map[idKey][]pendingResp
+	cancels map[dirKey]int // cancellations that arrived before their request
+	held    []*chain       // open MRTR chains, in order
 	// cancelAt holds when each cancel counted in cancels was sent, oldest
 	// first; settling, the answered exchanges held for a cancel sent
 	// before their response (cancel.go).
@@ -224,19 +244,36 @@ type conversation struct {
 	settling []*exchange
 
 	// Ids (ids.go).
-	byFile     bool        // keyed by its source file: no session, no connection
 	inst       *instance   // the current client instance (a client's log without sessions)
 	sameIDHeld []*exchange // judged server rows waiting SameIDWindow for another attempt, in order (and stale ones)
 	nHeld      int         // how many of sameIDHeld are held
 	holdN      int64       // rows held so far: their holdSeq
 	dueRows    []*exchange // held rows due at the Mark being applied
-	closingNow bool        // closes at the Mark being applied
-
-	past exRing // its judged requests still remembered, oldest first (state.go)
-	// The text its rows share (state.go, own): the URL and target its
-	// requests went to, the tool they called.
-	url, target, tool string
 }
+
+// noRare is what ro reads for a conversation without its rare part; it
+// is never written.
+var noRare convRare
+
+// ro is the conversation's rare part for reading.
+func (cv *conversation) ro() *convRare {
+	if cv.rare == nil {
+		return &noRare
+	}
+	return cv.rare
+}
+
+// more is the conversation's rare part for writing, made when first
+// needed.
+func (cv *conversation) more() *convRare {
+	if cv.rare == nil {
+		cv.rare = &convRare{}
+	}
+	return cv.rare
+}
+
+// lin is the log of the conversation's first observation.
+func (cv *conversation) lin() logKey { return cv.logs[0] }
 
 // convState is what the Linker mirrors of a conversation.
 type convState struct {
@@ -296,28 +333,58 @@ type exchange struct {
 // exLive is the part of an exchange that is dropped once its row has gone
 // out: the row being built and the evidence it is judged on.
 type exLive struct {
-	row          *schema.Exchange // nil once judged and emitted
-	attempts     []classify.Attempt
-	att1         [1]classify.Attempt // where attempts starts: most exchanges make one
-	response     *schema.Message
-	stray        []schema.Message
-	reported     *schema.Reported
-	diag         exDiag
-	told         exState
-	retryAfter   string
-	toolName     string
-	cancelAt     time.Time        // when the cancel that marked it was sent (zero: not known)
-	respAt       time.Time        // when its response arrived, while held
-	heldLog      logKey           // the log of the record that carried its response, while held
-	log          logKey           // the log of its latest request record (ids.go)
-	unjudged     *schema.Exchange // its row as it was before it was judged, while it may be held
-	holdSeq      int64            // its place among its conversation\'s held rows (ids.go)
-	sseEvents    int32            // events of the final attempt's stream
+	row        *schema.Exchange // nil once judged and emitted, or while parked (park.go): read it with getRow
+	parked     *parkedRow       // its row while it waits (park.go)
+	attempts   []classify.Attempt
+	att1       [1]classify.Attempt // where attempts starts: most exchanges make one
+	response   *schema.Message
+	stray      []schema.Message
+	reported   *schema.Reported
+	diag       exDiag
+	told       exState
+	retryAfter string
+	toolName   string
+	log        logKey // the log of its latest request record (ids.go)
+	// What an exchange cancelled or held needs (cancel.go, ids.go): made
+	// when first needed (holding), read through holdRO.
+	holdPart     *exHold
+	sseEvents    int32 // events of the final attempt's stream
 	cancelled    bool
 	onSession    bool
 	truncated    bool
 	noEnd        bool // the log gives no end time: no latency
 	lateResponse bool
+}
+
+// exHold is the part of a live exchange that only one cancelled or held
+// needs.
+type exHold struct {
+	cancelAt time.Time        // when the cancel that marked it was sent (zero: not known)
+	respAt   time.Time        // when its response arrived, while held
+	heldLog  logKey           // the log of the record that carried its response, while held
+	unjudged *schema.Exchange // its row as it was before it was judged, while it may be held
+	holdSeq  int64            // its place among its conversation's held rows (ids.go)
+}
+
+// noHold is what holdRO reads for an exchange without its hold part; it
+// is never written.
+var noHold exHold
+
+// holdRO is the live exchange's hold part for reading.
+func (l *exLive) holdRO() *exHold {
+	if l.holdPart == nil {
+		return &noHold
+	}
+	return l.holdPart
+}
+
+// holding is the live exchange's hold part for writing, made when first
+// needed.
+func (l *exLive) holding() *exHold {
+	if l.holdPart == nil {
+		l.holdPart = &exHold{}
+	}
+	return l.holdPart
 }
 
 // chain is an MRTR chain whose last round asked for more input: its rows are
@@ -334,12 +401,12 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	if cv == nil {
 		k := string(c.keyBuf)
 		lk := logOf(o)
-		cv = &conversation{key: k, lin: lk, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
+		cv = &conversation{key: k, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
 		c.convs[k] = cv
 		c.joinLog(cv, lk)
 		return cv
 	}
-	if cv.lin.source != o.Pos.Source && !slices.ContainsFunc(cv.logs, func(l logKey) bool { return l.source == o.Pos.Source }) {
+	if cv.lin().source != o.Pos.Source && !slices.ContainsFunc(cv.logs, func(l logKey) bool { return l.source == o.Pos.Source }) {
 		c.joinLog(cv, logOf(o)) // one session logged in two files
 	}
 	return cv
@@ -556,9 +623,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		if h.Responded {
 			st = int32(h.Status)
 		}
-		ex.row.HTTPStatuses = append(ex.row.HTTPStatuses, st)
-		ex.row.PostCount++
-		ex.row.EndedAt = o.EndOrStart()
+		ex.getRow().HTTPStatuses = append(ex.getRow().HTTPStatuses, st)
+		ex.getRow().PostCount++
+		ex.getRow().EndedAt = o.EndOrStart()
 		ex.retryAfter = h.RetryAfter
 		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
 		ex.lastEnd = o.EndOrStart()
@@ -640,7 +707,7 @@ func (c *Correlator) addPaired(cv *conversation, o *schema.Observation) (used, n
 		}
 	}
 	if ex != nil {
-		ex.row.EndedAt = o.EndOrStart()
+		ex.getRow().EndedAt = o.EndOrStart()
 		ex.noEnd = o.EndTime.IsZero()
 		c.finish(cv, ex)
 	}
@@ -690,7 +757,7 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 			}
 			if n == 1 {
 				only.stray = append(only.stray, *m)
-				only.row.EndedAt = o.EndOrStart()
+				only.getRow().EndedAt = o.EndOrStart()
 				used++
 			} else {
 				strays++
@@ -719,24 +786,24 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		default:
 			if !prev.final && o.HTTP != nil {
 				if n := len(prev.attempts); n > 0 {
-					prev.row.RetryOrigin = "sdk"
-					prev.row.RetryBasis = schema.Str("same_id")
+					prev.getRow().RetryOrigin = "sdk"
+					prev.getRow().RetryBasis = schema.Str("same_id")
 					last := &prev.attempts[n-1]
 					if uncertainAttempt(last) && !cv.safeToRepeat(prev.toolName) {
-						prev.row.RetryUnsafe = true
+						prev.getRow().RetryUnsafe = true
 					}
-					judgeRetryAfter(prev.row, prev.retryAfterS, prev.lastEnd, o.Time)
+					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEnd, o.Time)
 				} else {
 					// A log that wrote the frame first and the HTTP outcome
 					// of sending it later (VS Code): the same send.
-					prev.row.Transport = string(o.Transport)
+					prev.getRow().Transport = string(o.Transport)
 				}
 				return prev
 			}
 			if !prev.final && o.HTTP == nil && !o.Paired {
 				// The same frame sent again on stdio: one request, but
 				// nothing says who repeated it.
-				prev.row.RetryOrigin, prev.row.RetryBasis = "unknown", schema.Str("same_id")
+				prev.getRow().RetryOrigin, prev.getRow().RetryBasis = "unknown", schema.Str("same_id")
 				return prev
 			}
 			if failed, _ := prev.failedSoFar(); (failed || sameRequestAgain(cv, prev, o)) && (o.HTTP != nil || o.Trigger != "") {
@@ -750,7 +817,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	box := &rowBox{}
 	ex.row = &box.row
 	c.attachN++
-	r := ex.row
+	r := ex.getRow()
 	r.ExchangeID, c.idScratch = exchangeID(o.Pos, m, c.idScratch)
 	ex.exID = r.ExchangeID
 	r.Source = o.Pos.Source
@@ -811,7 +878,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
 		// sessions: it re-initialized.
-		c.emit(Item{kind: itemInit, conv: cv.first, ev: c.linkEv(linkEvent{log: cv.lin, client: owned(p.clientInfoName), time: o.Time})})
+		c.emit(Item{kind: itemInit, conv: cv.first, ev: c.linkEv(linkEvent{log: cv.lin(), client: owned(p.clientInfoName), time: o.Time})})
 	}
 	if m.Method == "initialize" {
 		if p.clientInfo.Object {
@@ -827,19 +894,21 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	cv.addByID(keyOf(ex.id), ex) // keyed by its own copy of the id
 	cv.openList = append(cv.openList, ex)
 	cv.open++
-	if dk := (dirKey{k, fromServer}); cv.cancels[dk] > 0 {
+	if dk := (dirKey{k, fromServer}); cv.ro().cancels[dk] > 0 {
 		ex.cancelled = true // the cancel was logged before the request
-		cv.cancels[dk]--
-		ex.cancelAt = cv.takeCancelAt(dk)
+		cv.rare.cancels[dk]--
+		if t := cv.takeCancelAt(dk); !t.IsZero() {
+			ex.holding().cancelAt = t
+		}
 	}
 	// A response that arrived before its request.
-	if pend := cv.pending[k]; len(pend) > 0 {
+	if pend := cv.ro().pending[k]; len(pend) > 0 {
 		for i, p := range pend {
 			if p.toServer == fromServer {
 				msg := p.msg
 				ex.response = &msg
-				ex.row.EndedAt = p.end
-				cv.pending[k] = append(pend[:i:i], pend[i+1:]...)
+				ex.getRow().EndedAt = p.end
+				cv.rare.pending[k] = append(pend[:i:i], pend[i+1:]...)
 				c.unpark(p.tally, true)
 				break
 			}
@@ -905,7 +974,7 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 		}
 		mm := *m
 		ex.response = &mm
-		ex.row.EndedAt = o.EndOrStart()
+		ex.getRow().EndedAt = o.EndOrStart()
 		c.answered(cv, ex, o, &mm, true)
 		return paired
 	}
@@ -974,7 +1043,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	cv.open--
 	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	c.keepUnjudged(cv, ex)
-	r := ex.row
+	r := ex.getRow()
 	version := ex.reqVersion
 	if version == "" {
 		version = cv.version
@@ -1166,11 +1235,11 @@ func (c *Correlator) advance(m *Mark, final bool) {
 		switch {
 		case !st.close:
 			c.releaseHeld(st.cv)
-		case len(st.cv.dueRows) > 0:
+		case len(st.cv.ro().dueRows) > 0:
 			// Open, with same-id rows due (ids.go): write them, then what
 			// its log has passed of the answers held for a cancel.
 			c.releaseDueSameID(st.cv)
-			if len(st.cv.settling) > 0 {
+			if len(st.cv.ro().settling) > 0 {
 				c.releaseHeld(st.cv)
 			}
 		default:
@@ -1244,14 +1313,16 @@ func (c *Correlator) close(cv *conversation) {
 	}
 	c.flushing = false
 	c.cutting = cv.cut
-	for _, ch := range cv.held {
+	for _, ch := range cv.ro().held {
 		if len(ch.rows) > 0 {
 			c.releaseChain(cv, ch, ch.rows[len(ch.rows)-1].Outcome)
 		}
 	}
 	c.cutting = false
-	cv.held = nil
-	for _, list := range cv.pending {
+	if cv.rare != nil {
+		cv.rare.held = nil
+	}
+	for _, list := range cv.ro().pending {
 		for _, p := range list {
 			c.Stats.StrayMessages++
 			c.unpark(p.tally, false)
@@ -1260,7 +1331,10 @@ func (c *Correlator) close(cv *conversation) {
 	// Every close is reported (the Linker forgets a linked conversation;
 	// a consumer that replays its input learns which records are used up).
 	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos}})
-	cv.pending, cv.openList, cv.cancels = nil, nil, nil
+	if cv.rare != nil {
+		cv.rare.pending, cv.rare.cancels = nil, nil
+	}
+	cv.openList = nil
 	cv.byID, cv.calls = idIndex{}, callIndex{}
 	delete(c.convs, cv.key)
 	for _, lk := range cv.logs {

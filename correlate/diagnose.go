@@ -224,7 +224,7 @@ func carriesResponse(o *schema.Observation, id schema.ID) bool {
 // keeps what later exchanges of the conversation are judged against. It
 // runs in finish, after the verdict and session_expired.
 func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdict, version string) {
-	r := ex.row
+	r := ex.getRow()
 	c.stopWaiting(cv, ex)
 	switch {
 	case ex.diag.noLEID:
@@ -247,7 +247,7 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 //
 // It reports whether the answer itself said the session is unknown.
 func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Verdict, version string) (answerSaysUnknown bool) {
-	r := ex.row
+	r := ex.getRow()
 	if ex.method == "initialize" && !ex.fromServer {
 		cv.diag.sawInit = true
 	}

@@ -41,7 +41,7 @@ type instance struct {
 // a server's log without sessions interleaves many clients, whose id
 // sequences cannot be told apart.
 func (cv *conversation) tracksInstances() bool {
-	return cv.session == "" && cv.lin.side == schema.SideClient
+	return cv.session == "" && cv.lin().side == schema.SideClient
 }
 
 // targetOf names the server a request went to, as far as the record says:
@@ -104,10 +104,11 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 	if !cv.tracksInstances() {
 		return 0
 	}
-	in := cv.inst
+	r := cv.more()
+	in := r.inst
 	if in == nil {
 		in = &instance{}
-		cv.inst = in
+		r.inst = in
 	}
 	if fromServer {
 		return in.n // a request of the server, answered by this instance
@@ -125,7 +126,7 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 		}
 		if fresh {
 			in = &instance{n: in.n + 1}
-			cv.inst = in
+			r.inst = in
 		}
 	}
 	in.sent++
@@ -181,7 +182,7 @@ func (ex *exchange) inFlight(cv *conversation) bool {
 // connection (a server's log without either interleaves many clients,
 // whose ids collide by nature).
 func (cv *conversation) checksIDConflicts() bool {
-	return cv.lin.side == schema.SideClient || !cv.byFile
+	return cv.lin().side == schema.SideClient || !cv.byFile
 }
 
 // idConflict says whether a new request (its record from start to end)
@@ -218,7 +219,7 @@ func idConflict(cv *conversation, list []*exchange, m *schema.Message, o *schema
 // again, even after it was answered (the client may never have got the
 // answer): an SDK-level repeat, retry_basis same_id.
 func sameRequestAgain(cv *conversation, prev *exchange, o *schema.Observation) bool {
-	return cv.lin.side == schema.SideServer && cv.session != "" && o.HTTP != nil && !prev.fromServer &&
+	return cv.lin().side == schema.SideServer && cv.session != "" && o.HTTP != nil && !prev.fromServer &&
 		idsUniquePerSession(prev.versionOf(cv))
 }
 
@@ -237,7 +238,7 @@ func (c *Correlator) sameIDHold() time.Duration {
 // another attempt of its id before it is written: a client request on the
 // server's side of a session before 2026-07-28, carried by HTTP.
 func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
-	return !c.flushing && c.sameIDHold() > 0 && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin.side == schema.SideServer &&
+	return !c.flushing && c.sameIDHold() > 0 && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin().side == schema.SideServer &&
 		cv.session != "" && idsUniquePerSession(ex.versionOf(cv))
 }
 
@@ -245,24 +246,27 @@ func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
 // that another attempt can reopen it (finish calls it first).
 func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
 	if c.mayHoldSameID(cv, ex) {
-		pre := *ex.row
-		ex.unjudged = &pre
+		pre := *ex.getRow()
+		ex.holding().unjudged = &pre
 	}
 }
 
 // holdSameID holds a judged exchange (finish calls it instead of writing
 // the row) when it may still get another attempt of its id.
 func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
-	if ex.unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.row.SessionExpired {
-		ex.unjudged = nil
+	if ex.holdRO().unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.getRow().SessionExpired {
+		if ex.holdPart != nil {
+			ex.holdPart.unjudged = nil
+		}
 		return false
 	}
-	cv.holdN++
-	ex.heldSameID, ex.holdSeq = true, cv.holdN
-	if cv.nHeld++; len(cv.sameIDHeld) > 2*cv.nHeld+8 {
-		cv.sameIDHeld = slices.DeleteFunc(cv.sameIDHeld, func(x *exchange) bool { return !x.heldSameID })
+	r := cv.more()
+	r.holdN++
+	ex.heldSameID, ex.holdPart.holdSeq = true, r.holdN
+	if r.nHeld++; len(r.sameIDHeld) > 2*r.nHeld+8 {
+		r.sameIDHeld = slices.DeleteFunc(r.sameIDHeld, func(x *exchange) bool { return !x.heldSameID })
 	}
-	cv.sameIDHeld = append(cv.sameIDHeld, ex)
+	r.sameIDHeld = append(r.sameIDHeld, ex)
 	if c.heldByLog == nil {
 		c.heldByLog = map[logKey]*heldHeap{}
 	}
@@ -271,7 +275,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 		h = &heldHeap{}
 		c.heldByLog[ex.log] = h
 	}
-	heap.Push(h, heldEntry{ex: ex, seq: ex.holdSeq, end: ex.endedAt})
+	heap.Push(h, heldEntry{ex: ex, seq: ex.holdPart.holdSeq, end: ex.endedAt})
 	return true
 }
 
@@ -291,9 +295,9 @@ func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Ob
 		return
 	}
 	prev.heldSameID = false // its entries in sameIDHeld and heldByLog are dropped when met
-	cv.nHeld--
-	*prev.row = *prev.unjudged
-	prev.unjudged = nil
+	cv.more().nHeld--
+	*prev.getRow() = *prev.holdPart.unjudged
+	prev.holdPart.unjudged = nil
 	prev.final, prev.response, prev.lateResponse = false, nil, false
 	cv.open++
 	c.Stats.Exchanges-- // judged again below, and counted again then (finish)
@@ -304,8 +308,11 @@ func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Ob
 
 // writeHeld writes a held row.
 func (c *Correlator) writeHeld(cv *conversation, ex *exchange) {
-	ex.heldSameID, ex.unjudged = false, nil
-	cv.nHeld--
+	ex.heldSameID = false
+	if ex.holdPart != nil {
+		ex.holdPart.unjudged = nil
+	}
+	cv.more().nHeld--
 	c.emitChained(cv, ex)
 	c.forgetLive(cv, ex)
 }
@@ -313,12 +320,15 @@ func (c *Correlator) writeHeld(cv *conversation, ex *exchange) {
 // releaseAllSameID writes every row a closing conversation still holds, in
 // the order they were held.
 func (c *Correlator) releaseAllSameID(cv *conversation) {
-	for _, ex := range cv.sameIDHeld {
+	if cv.rare == nil {
+		return
+	}
+	for _, ex := range cv.rare.sameIDHeld {
 		if ex.heldSameID {
 			c.writeHeld(cv, ex)
 		}
 	}
-	cv.sameIDHeld, cv.dueRows = nil, nil
+	cv.rare.sameIDHeld, cv.rare.dueRows = nil, nil
 }
 
 // heldEntry is a held row in its log's heap; seq tells a stale entry (the
@@ -382,13 +392,14 @@ func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation
 			}
 			e := heap.Pop(h).(heldEntry)
 			ex := e.ex
-			if !ex.heldSameID || ex.holdSeq != e.seq || ex.cv.closingNow {
+			if !ex.heldSameID || ex.holdPart.holdSeq != e.seq || ex.cv.closingNow {
 				continue
 			}
-			if len(ex.cv.dueRows) == 0 {
+			r := ex.cv.more()
+			if len(r.dueRows) == 0 {
 				due = append(due, ex.cv)
 			}
-			ex.cv.dueRows = append(ex.cv.dueRows, ex)
+			r.dueRows = append(r.dueRows, ex)
 		}
 		if h.Len() == 0 {
 			delete(c.heldByLog, lk)
@@ -400,16 +411,20 @@ func (c *Correlator) sameIDDue(m *Mark, closing []*conversation) []*conversation
 // releaseDueSameID writes the rows sameIDDue found due in a conversation,
 // in the order they were held.
 func (c *Correlator) releaseDueSameID(cv *conversation) {
-	rows := cv.dueRows
-	cv.dueRows = nil
-	slices.SortFunc(rows, func(a, b *exchange) int { return cmpInt64(a.holdSeq, b.holdSeq) })
+	if cv.rare == nil {
+		return
+	}
+	r := cv.rare
+	rows := r.dueRows
+	r.dueRows = nil
+	slices.SortFunc(rows, func(a, b *exchange) int { return cmpInt64(a.holdPart.holdSeq, b.holdPart.holdSeq) })
 	for _, ex := range rows {
 		if ex.heldSameID {
 			c.writeHeld(cv, ex)
 		}
 	}
-	if cv.nHeld == 0 {
-		cv.sameIDHeld = nil
+	if r.nHeld == 0 {
+		r.sameIDHeld = nil
 	}
 }
 

@@ -111,7 +111,7 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: c.emitted(&row), hold: hold}
 	if hold {
-		it.ev = c.linkEv(linkEvent{log: cv.lin})
+		it.ev = c.linkEv(linkEvent{log: cv.lin()})
 	}
 	c.emit(it)
 }
@@ -124,7 +124,7 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}
 	if hold || !ex.diag.stuckSince.IsZero() {
-		it.ev = c.linkEv(linkEvent{log: cv.lin, stuckSince: ex.diag.stuckSince})
+		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: ex.diag.stuckSince})
 	}
 	c.emit(it)
 }
@@ -136,9 +136,9 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	cv.linked, ex.linked = true, true
 	cv.told = convState{cv.expired, cv.client.Name}
 	ex.told = ex.state()
-	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin, callHash: ex.callHash, exID: ex.exID,
+	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
 		time: ex.startedAt, session: cv.session, target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
-		originNone: ex.row.RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)})})
+		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)})})
 }
 
 // tellState tells the Linker that a remembered request's retry state

@@ -139,7 +139,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		return
 	}
 	const basis = "same_call_after_failure"
-	r := ex.row
+	r := ex.getRow()
 	if params.continuation {
 		state := params.requestState
 		if prev.final && prev.cv == cv && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
@@ -194,7 +194,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 // emitChained hands a judged exchange on, holding back the rounds of an MRTR
 // chain until its last round, so every row of the chain gets chain_outcome.
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
-	row := *ex.row
+	row := *ex.getRow()
 	if ex.outcome == classify.InputRequired {
 		if ex.round == 0 {
 			ex.round = 1
@@ -203,7 +203,8 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 		row.MRTRRound = &round
 		if ex.chain == nil {
 			ex.chain = &chain{}
-			cv.held = append(cv.held, ex.chain)
+			r := cv.more()
+			r.held = append(r.held, ex.chain)
 		}
 		ex.chain.rows = append(ex.chain.rows, row)
 		ex.chain.refs = append(ex.chain.refs, ex.ref)
@@ -217,9 +218,9 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 	ch.rows = append(ch.rows, row)
 	ch.refs = append(ch.refs, ex.ref)
 	c.releaseChain(cv, ch, ex.outcome)
-	for i, h := range cv.held {
+	for i, h := range cv.ro().held {
 		if h == ch {
-			cv.held = append(cv.held[:i], cv.held[i+1:]...)
+			cv.rare.held = append(cv.rare.held[:i], cv.rare.held[i+1:]...)
 			break
 		}
 	}

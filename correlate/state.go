@@ -97,18 +97,20 @@ func (cv *conversation) addByID(k idKey, ex *exchange) {
 
 // park keeps a response that arrived before its request.
 func (cv *conversation) park(k idKey, p pendingResp) {
-	if cv.pending == nil {
-		cv.pending = map[idKey][]pendingResp{}
+	r := cv.more()
+	if r.pending == nil {
+		r.pending = map[idKey][]pendingResp{}
 	}
-	cv.pending[k] = append(cv.pending[k], p)
+	r.pending[k] = append(r.pending[k], p)
 }
 
 // parkCancel counts a cancellation that arrived before its request.
 func (cv *conversation) parkCancel(k dirKey) {
-	if cv.cancels == nil {
-		cv.cancels = map[dirKey]int{}
+	r := cv.more()
+	if r.cancels == nil {
+		r.cancels = map[dirKey]int{}
 	}
-	cv.cancels[k]++
+	r.cancels[k]++
 }
 
 // own makes an exchange just attached, and its row, share their text with
@@ -121,7 +123,7 @@ func (cv *conversation) parkCancel(k dirKey) {
 // The arguments are made the row's own by keepOwn once the observation is
 // done, and only for a row still waiting then.
 func (cv *conversation) own(ex *exchange, nm *names) {
-	r := ex.row
+	r := ex.getRow()
 	ex.method = internMethod(ex.method)
 	r.Method = ex.method
 	ex.id.Text = ownIDText(ex.id.Text)
@@ -164,20 +166,25 @@ func (cv *conversation) own(ex *exchange, nm *names) {
 // arguments, which were a view into the body the decoder unescaped. Until
 // then it shares them, so an exchange answered in its own record (most)
 // costs no copy; a waiting one no longer keeps its whole record's bodies
-// alive (the request's envelope and a response stream's events).
+// alive (the request's envelope and a response stream's events). Its row
+// is parked if it still waits parkAfter observations later (park.go).
 func (c *Correlator) keepOwn() {
 	for i, ex := range c.fresh {
 		c.fresh[i] = nil
-		if ex.exLive == nil || ex.row == nil || len(ex.row.Arguments) == 0 {
+		if ex.exLive == nil || ex.row == nil {
 			continue // its row has gone out
 		}
-		args := bytes.Clone(ex.row.Arguments)
-		if u := ex.unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &ex.row.Arguments[0] {
-			u.Arguments = args
+		if r := ex.row; len(r.Arguments) > 0 {
+			args := bytes.Clone(r.Arguments)
+			if u := ex.holdRO().unjudged; u != nil && len(u.Arguments) == len(args) && &u.Arguments[0] == &r.Arguments[0] {
+				u.Arguments = args
+			}
+			r.Arguments = args
 		}
-		ex.row.Arguments = args
+		c.waiting = append(c.waiting, ex)
 	}
 	c.fresh = c.fresh[:0]
+	c.parkWaiting()
 }
 
 // names interns text that repeats across conversations (URLs, targets,
@@ -241,7 +248,14 @@ func (r *exRing) len() int { return r.n }
 
 func (r *exRing) push(ex *exchange) {
 	if r.n == len(r.buf) {
-		grown := make([]*exchange, max(8, 2*len(r.buf)))
+		n := 2 * len(r.buf)
+		switch {
+		case n == 0:
+			n = 2 // most conversations judge a few requests
+		case n < 8:
+			n = 8 // and those that judge more, many
+		}
+		grown := make([]*exchange, n)
 		for i := 0; i < r.n; i++ {
 			grown[i] = r.buf[(r.head+i)%len(r.buf)]
 		}

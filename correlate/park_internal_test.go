@@ -1,0 +1,88 @@
+package correlate
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"mcptrace/decode"
+	"mcptrace/internal/traffic"
+	"mcptrace/schema"
+)
+
+// Every test of the package runs with parked rows checked: each row parked
+// is built again at once and must be the row parked (park.go). Benchmarks
+// run without the check, as ingest does.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	checkPark = flag.Lookup("test.bench").Value.String() == ""
+	os.Exit(m.Run())
+}
+
+// TestParkSameRows runs generated client and server logs (normal traffic,
+// and conversations that never finish) through a correlator with parking
+// and one without, and requires the same rows, column for column, in the
+// same order; and that rows of the client's logs were parked.
+func TestParkSameRows(t *testing.T) {
+	cases := []traffic.Options{
+		{Seed: 3, Exchanges: 6000, Sessions: 40},
+		{Seed: 4, Exchanges: 4000, Sessions: 30, Side: "server"},
+		{Seed: 5, Shape: traffic.ShapeOpenConversations, Conversations: 1500},
+		{Seed: 6, Shape: traffic.ShapeOpenConversations, Conversations: 1000, Side: "server"},
+	}
+	for _, opt := range cases {
+		var log bytes.Buffer
+		if _, err := traffic.Write(&log, opt); err != nil {
+			t.Fatal(err)
+		}
+		parks := 0
+		run := func(off bool) []schema.Exchange {
+			noPark = off
+			defer func() { noPark = false }()
+			var rows []schema.Exchange
+			c := New(func(r *schema.Exchange) { rows = append(rows, *r) })
+			c.IdleTimeout, c.Lateness = 30*time.Minute, 10*time.Minute
+			d := decode.NewWireDecoder()
+			d.Fold = true
+			sc := bufio.NewScanner(bytes.NewReader(log.Bytes()))
+			sc.Buffer(nil, 16<<20)
+			line := int64(0)
+			for sc.Scan() {
+				line++
+				o, err := d.Line(bytes.Clone(sc.Bytes()), schema.Position{Source: "gen.ndjson", Line: line})
+				if err != nil {
+					t.Fatalf("line %d: %v", line, err)
+				}
+				c.Add(o)
+				if !off && line%64 == 0 {
+					for _, cv := range c.convs {
+						for _, ex := range cv.openList {
+							if ex.exLive != nil && ex.parked != nil {
+								parks++
+							}
+						}
+					}
+				}
+			}
+			c.Flush()
+			return rows
+		}
+		with, without := run(false), run(true)
+		if len(with) != len(without) || len(with) == 0 {
+			t.Fatalf("%+v: %d rows parked, %d not", opt, len(with), len(without))
+		}
+		for i := range with {
+			if !reflect.DeepEqual(with[i], without[i]) {
+				t.Fatalf("%+v: row %d differs:\nparked   %+v\nunparked %+v", opt, i, with[i], without[i])
+			}
+		}
+		if parks == 0 && opt.Side != "server" {
+			t.Errorf("%+v: no row was parked", opt) // a server's log writes most waits in one record
+		}
+		t.Logf("%+v: %d rows, parked rows seen %d times", opt, len(with), parks)
+	}
+}
