@@ -398,16 +398,35 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	if errors.Is(err, ErrStopped) || errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		err = nil // a stop, or a drain abandoned: what was committed stands
 	}
-	ks.commitOffsets(log, k.sum) // once more: a commit that failed is retried
-	uncommitted := 0
-	for i, a := range gen.Assigned {
-		durable := max(inputs[i].Ckpt.Committable(), sink.durable(inputs[i]))
-		if durable > 0 && gen.Committed(a.TopicPartition) < durable {
-			uncommitted++
-			log.Warn().Str("partition", a.String()).Int64("durable", durable).Int64("committed", gen.Committed(a.TopicPartition)).
-				Msg("kafka: rows durable past the committed offset")
+	behind := func(warn bool) int {
+		n := 0
+		for i, a := range gen.Assigned {
+			durable := max(inputs[i].Ckpt.Committable(), sink.durable(inputs[i]))
+			if durable > 0 && gen.Committed(a.TopicPartition) < durable {
+				n++
+				if warn {
+					log.Warn().Str("partition", a.String()).Int64("durable", durable).Int64("committed", gen.Committed(a.TopicPartition)).
+						Msg("kafka: rows durable past the committed offset")
+				}
+			}
+		}
+		return n
+	}
+	// Once more: a commit that failed is retried, a few times while the
+	// generation lasts (a broker that refuses every commit must not keep a
+	// caught-up member waiting for a rebalance that never comes).
+	for try := 0; ; try++ {
+		ks.commitOffsets(log, k.sum)
+		if behind(false) == 0 || try == commitRetries || stopped(cfg.Stop) || genEnded(gen) {
+			break
+		}
+		select {
+		case <-time.After(commitRetryWait):
+		case <-gen.Done():
+		case <-ctx.Done():
 		}
 	}
+	uncommitted := behind(true)
 	k.sum.Uncommitted = uncommitted
 	if err != nil {
 		return true, err
@@ -415,9 +434,26 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	if stopped(cfg.Stop) {
 		return true, nil
 	}
-	// Caught up, but a commit was refused (the generation ended during
-	// the last one): the next generation commits what is durable.
-	return src.caughtUp.Load() && uncommitted == 0, nil
+	// Caught up, but a commit was refused because the generation ended
+	// during it: the next generation commits what is durable. Refused in a
+	// generation that goes on, the member ends (ingest exits 4).
+	return src.caughtUp.Load() && (uncommitted == 0 || !genEnded(gen)), nil
+}
+
+// commitRetries and commitRetryWait bound the final commit's retries.
+const (
+	commitRetries   = 3
+	commitRetryWait = 500 * time.Millisecond
+)
+
+// genEnded says whether a generation has ended (a rebalance).
+func genEnded(gen *kafkasrc.Generation) bool {
+	select {
+	case <-gen.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // retryFor bounds retrying: an error that lasts longer is not transient.
