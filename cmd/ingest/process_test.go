@@ -551,7 +551,7 @@ func TestSIGKILLThenRerunEqualsCleanRun(t *testing.T) {
 			k.cmd.Process.Signal(syscall.SIGKILL)
 			switch code := k.wait(t, hangGuard); code {
 			case 128 + int(syscall.SIGKILL):
-			case ExitOK:
+			case ExitQuarantined: // the log has bad lines
 				t.Logf("the run ended before the kill")
 			default:
 				t.Fatalf("killed run: exit %d\n%s", code, k)
@@ -559,7 +559,7 @@ func TestSIGKILLThenRerunEqualsCleanRun(t *testing.T) {
 			ex, q := checkDataset(t, out) // whatever the kill left under final names is whole
 			t.Logf("the kill left %d files (%d exchanges, %d quarantine rows) under final names", len(datasetFiles(t, out)), ex, q)
 			r, code := runIngestProc(t, args(out)...)
-			if code != ExitOK {
+			if code != ExitQuarantined {
 				t.Fatalf("rerun after the kill: exit %d\n%s", code, r)
 			}
 			checkSummary(t, r, lines, exchanges, bad)
@@ -690,7 +690,7 @@ func TestPipeAsPathLosesNothing(t *testing.T) {
 			}
 			t.Errorf("the FIFO's writer was left blocked after ingest ended")
 		}
-		if code != ExitOK {
+		if code != ExitQuarantined {
 			t.Fatalf("exit %d\n%s", code, p)
 		}
 		checkSummary(t, p, lines, exchanges, bad)
@@ -843,7 +843,7 @@ func TestFullDiskLeavesDatasetAsItWas(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, code = runIngestProc(t, "-out", out, small)
-	if code != ExitOK {
+	if code != ExitQuarantined {
 		t.Fatalf("run after the failures: exit %d\n%s", code, p)
 	}
 	checkSummary(t, p, smallLines, 300, smallBad)
