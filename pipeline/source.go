@@ -277,7 +277,6 @@ func (s *fileSource) open(ctx context.Context, in *Input) (*Unit, error) {
 // openInput opens an input and returns its first unit, or, for a line
 // log, the feed its chunks are cut from.
 func (s *fileSource) openInput(ctx context.Context, in *Input) (*Unit, *lineFeed, error) {
-	in.Opened.Store(true)
 	// A stream's head is what arrived until it paused for a flush interval,
 	// so a quiet, low-volume stream is not stuck waiting for 64 KiB; a stop
 	// ends the wait for its first bytes.
@@ -287,9 +286,14 @@ func (s *fileSource) openInput(ctx context.Context, in *Input) (*Unit, *lineFeed
 		s.stats.opened(r)
 	}
 	if err != nil {
+		in.Opened.Store(true)
 		return nil, nil, err
 	}
+	// The identity is set before the input is marked opened: the sink,
+	// on another goroutine, reads in.ID only of inputs it sees opened, so
+	// the atomic store orders the two.
 	in.ID = r.ID()
+	in.Opened.Store(true)
 	head, herr := r.Head()
 	if errors.Is(herr, input.ErrStopped) {
 		r.Close()
