@@ -1359,17 +1359,21 @@ func (c *Correlator) close(cv *conversation) {
 // (a Kafka consumer's follow its fetches).
 
 // deadline is when cv ends by its records so far, and whether that end is
-// MaxHold's (ok false: neither bound applies).
-func (c *Correlator) deadline(cv *conversation) (at time.Time, cut, ok bool) {
+// MaxHold's (ok false: neither bound applies), as far as asking at t
+// needs: whether an exchange waits on a stream (which makes the idle
+// deadline four times later) is looked at only once t is past the plain
+// one, since before it neither the end nor whose it is can change (a
+// record's path, so not a scan of the open list per record).
+func (c *Correlator) deadline(cv *conversation, t time.Time) (at time.Time, cut, ok bool) {
 	if c.IdleTimeout > 0 {
 		wait := c.IdleTimeout
-		switch {
-		case cv.ended:
+		if cv.ended {
 			wait = min(c.IdleTimeout, time.Minute)
-		case cv.waitsOnStream():
-			wait = 4 * c.IdleTimeout
 		}
 		at, ok = cv.last.Add(wait), true
+		if !cv.ended && t.After(at) && cv.waitsOnStream() {
+			at = cv.last.Add(4 * c.IdleTimeout)
+		}
 	}
 	if c.MaxHold > 0 && !cv.started.IsZero() {
 		if held := cv.started.Add(c.MaxHold); !ok || held.Before(at) {
@@ -1382,7 +1386,7 @@ func (c *Correlator) deadline(cv *conversation) (at time.Time, cut, ok bool) {
 // overAt reports that a record at t no longer belongs to cv: t is past
 // cv's deadline. When MaxHold's, cv is marked cut.
 func (c *Correlator) overAt(cv *conversation, t time.Time) bool {
-	at, cut, ok := c.deadline(cv)
+	at, cut, ok := c.deadline(cv, t)
 	if !ok || !t.After(at) {
 		return false
 	}
