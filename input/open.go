@@ -197,6 +197,13 @@ func (r *Reader) Compression() string { return r.comp }
 // bytes when it is compressed), read ahead included.
 func (r *Reader) RawBytes() int64 { return r.raw.n.Load() }
 
+// RawBytesFunc is RawBytes as a function that keeps only the count alive,
+// not the reader and its buffers: for progress over many inputs.
+func (r *Reader) RawBytesFunc() func() int64 {
+	raw := r.raw
+	return raw.n.Load
+}
+
 // Bytes is how many decompressed bytes Read has handed out.
 func (r *Reader) Bytes() int64 { return r.n.Load() }
 

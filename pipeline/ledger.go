@@ -22,8 +22,8 @@ func (in *Input) account() *schema.LedgerCounts {
 func (p *run) buildLedger(now time.Time) schema.Ledger {
 	l := schema.Ledger{Version: schema.LedgerVersion, StartedAt: p.started.UTC(), EndedAt: now.UTC(), Complete: true, Balanced: true}
 	for _, in := range p.inputs {
-		a := *in.account()
-		a.SkippedBy, a.QuarantinedBy = maps.Clone(a.SkippedBy), maps.Clone(a.QuarantinedBy)
+		a := in.acct // a copy: the sequencer owns the input's own
+		a.SkippedBy, a.QuarantinedBy = cloneCounts(a.SkippedBy), cloneCounts(a.QuarantinedBy)
 		li := schema.LedgerInput{Name: in.Name, ID: in.ID, Format: in.Format, Complete: in.Finished.Load(), LedgerCounts: a}
 		l.Complete = l.Complete && li.Complete
 		l.Balanced = l.Balanced && li.Balanced()
@@ -47,4 +47,13 @@ func (p *run) buildLedger(now time.Time) schema.Ledger {
 		l.Out.ByOutcome = map[string]int64{}
 	}
 	return l
+}
+
+// cloneCounts copies a count map, empty rather than nil (the ledger's JSON
+// has {} for no reasons).
+func cloneCounts(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return maps.Clone(m)
 }

@@ -77,13 +77,14 @@ type progressCounters struct {
 	records atomic.Int64
 	bytes   atomic.Int64
 	mu      sync.Mutex
-	readers []*input.Reader // every input opened: how far each is read, in its own (raw) bytes
+	readers []func() int64 // every input opened: how far each is read, in its own (raw) bytes
 }
 
-// opened adds r to the inputs whose raw bytes read make the progress share.
+// opened adds r to the inputs whose raw bytes read make the progress share
+// (its count only: a closed reader's buffers are not kept).
 func (c *progressCounters) opened(r *input.Reader) {
 	c.mu.Lock()
-	c.readers = append(c.readers, r)
+	c.readers = append(c.readers, r.RawBytesFunc())
 	c.mu.Unlock()
 }
 
@@ -93,8 +94,8 @@ func (c *progressCounters) rawRead() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var n int64
-	for _, r := range c.readers {
-		n += r.RawBytes()
+	for _, read := range c.readers {
+		n += read()
 	}
 	return n
 }
