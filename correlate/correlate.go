@@ -1098,7 +1098,10 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 			}
 		}
 	}
-	if !ex.noEnd && ((v.Outcome != classify.NoResponse && v.Outcome != classify.Cancelled && v.Outcome != classify.Unknown) || ex.response != nil) {
+	if !ex.noEnd && ((v.Outcome != classify.NoResponse && v.Outcome != classify.Cancelled && v.Outcome != classify.Unknown) || ex.response != nil) && !r.EndedAt.Before(r.StartedAt) {
+		// A log clock that went back between the first attempt and the
+		// response (a retry logged by another host, a clock step) gives no
+		// latency rather than a negative one.
 		r.LatencyMS = c.slabs.f64s.put(float64(r.EndedAt.Sub(r.StartedAt).Microseconds()) / 1000)
 	}
 	r.RetryAfter = c.slabs.str(ex.retryAfter)

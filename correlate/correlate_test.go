@@ -824,3 +824,30 @@ func TestChainAcrossConversationsAndPromptsAndDelete405(t *testing.T) {
 		t.Errorf("a DELETE answered 405 ended the conversation: %s", x["4"].Outcome)
 	}
 }
+
+// TestLatencyNullWhenClockGoesBack: a same-id re-POST logged with an
+// earlier clock than the first attempt (another host's clock, a clock step)
+// gives the exchange no latency instead of a negative one; an ordinary
+// exchange still has its latency.
+func TestLatencyNullWhenClockGoesBack(t *testing.T) {
+	l := newLog(t)
+	call := req(7, "tools/call", `{"name":"get_weather","arguments":{"city":"Oslo"}}`)
+	l.post(call, 503, "", str(""))
+	l.clock = l.clock.Add(-time.Minute)
+	l.post(call, 200, "application/json", str(ok(7)))
+	l.post(req(8, "tools/list", ""), 200, "application/json", str(`{"jsonrpc":"2.0","id":8,"result":{"tools":[]}}`))
+	got, _ := run(l)
+	x := byID(got)
+	if x["7"] == nil || x["8"] == nil {
+		t.Fatalf("rows: %+v", got)
+	}
+	if x["7"].PostCount != 2 || !x["7"].EndedAt.Before(x["7"].StartedAt) {
+		t.Fatalf("the re-POST is not the same exchange, or its clock did not go back: %+v", x["7"])
+	}
+	if x["7"].LatencyMS != nil {
+		t.Errorf("latency_ms %v for an exchange that ended before it started; want null", *x["7"].LatencyMS)
+	}
+	if x["8"].LatencyMS == nil || *x["8"].LatencyMS != 5 {
+		t.Errorf("latency_ms of an ordinary exchange: %v, want 5", x["8"].LatencyMS)
+	}
+}

@@ -509,6 +509,7 @@
 // post_count and http_statuses (0 where no response came) count the POSTs of
 // one exchange in order; started_at is the first attempt, ended_at the end of
 // the observation that closed the exchange; latency_ms is the difference when
-// a response was seen. exchange_id is a hash of the source, the line of the
+// a response was seen, and null when the log's clock puts the end before the
+// start (the clock went back between two records of the exchange). exchange_id is a hash of the source, the line of the
 // first request and the JSON-RPC id, so the same input gives the same ids.
 package correlate
