@@ -169,14 +169,41 @@ func (k *Clock) Pass(d time.Duration, only func(source string) bool) {
 		if only != nil && !only(lk.source) {
 			continue
 		}
-		t = t.Add(d)
-		k.logs[lk] = t
-		k.changed[lk] = true
-		if t.After(k.now) {
-			k.now = t
-		}
-		k.passStart(lk, d)
+		k.passLog(lk, t, d)
 	}
+}
+
+// Stand says that the logs whose source only accepts (every log when
+// nil) stand still where they are: Kafka partitions all read to their
+// end, whose next records are new. A log read after others ran ahead in
+// event time (a backlog replayed partition by partition) is then counted
+// quiet since its own newest time rather than since the run's newest time
+// when it was last read, so the rows its consumers hold only in case a
+// later record of it comes (server rows waiting for a same-id repeat) go
+// out once the run's time is past their wait, as they would had the logs
+// been read side by side, instead of after the rows a merge pairs them
+// with.
+func (k *Clock) Stand(only func(source string) bool) {
+	for lk, t := range k.logs {
+		if only != nil && !only(lk.source) {
+			continue
+		}
+		if k.moved[lk].After(t) {
+			k.moved[lk] = t
+			k.changed[lk] = true
+		}
+	}
+}
+
+// passLog lets d of event time pass in one log, whose time is t.
+func (k *Clock) passLog(lk logKey, t time.Time, d time.Duration) {
+	t = t.Add(d)
+	k.logs[lk] = t
+	k.changed[lk] = true
+	if t.After(k.now) {
+		k.now = t
+	}
+	k.passStart(lk, d)
 }
 
 // End says that an input has no more records (a file read to its end):
@@ -263,9 +290,7 @@ func (lc *logClocks) apply(m *Mark, idle time.Duration) []logKey {
 		if lt.now.After(c.now) {
 			c.now = lt.now
 		}
-		if lt.moved.After(c.movedAt) {
-			c.movedAt = lt.moved
-		}
+		c.movedAt = lt.moved // back only by Clock.Stand
 		c.ended = c.ended || lt.ended
 		if idle > 0 && c.now.Sub(c.lastSweep) >= idle/10 {
 			c.lastSweep = c.now

@@ -517,8 +517,23 @@ func (ks *kafkaState) observed(in *Input, obs []*schema.Observation, last int64)
 
 // mergeNow is the oldest newest-event-time of the partitions that still
 // have records to come (read behind their high watermark); zero when none
-// has (all caught up: the Merger follows the run's clock).
-func (ks *kafkaState) mergeNow() time.Time {
+// has (all caught up: the Merger follows the run's clock). Then every
+// partition's logs stand where they are (Clock.Stand, before the round's
+// Mark): a partition read to its end after another ran ahead in event
+// time (a backlog replayed partition by partition) would otherwise hold
+// the rows the Merger waits for (a server's rows wait for a same-id
+// repeat) while the rows they pair with are already due, and both would
+// be written single-sided.
+func (ks *kafkaState) mergeNow(clock *correlate.Clock) time.Time {
+	now := ks.behindNow()
+	if now.IsZero() {
+		clock.Stand(nil)
+	}
+	return now
+}
+
+// behindNow is mergeNow's time, without moving the clock.
+func (ks *kafkaState) behindNow() time.Time {
 	var now time.Time
 	var behind bool
 	for in, p := range ks.partOf {

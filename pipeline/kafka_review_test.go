@@ -609,3 +609,49 @@ func TestReviewKafkaMaxHoldCutDependsOnFetchTiming(t *testing.T) {
 		t.Errorf("the same records give other rows (jsonrpc_id/post_count/outcome/hold_cut) depending on how they were fetched:\n%s", strings.Join(diff, "\n"))
 	}
 }
+
+// A backlog of a client topic and a server topic, replayed partition by
+// partition: the client partition, read to its end first, runs an hour
+// ahead of the server partition in event time (a later session). Once
+// both are read to their end the Merger follows the run's clock; the
+// server rows, waiting in their own log's time for a same-id repeat, must
+// still reach it before the client rows they pair with are due: every
+// exchange seen by both sides is one merged row, as when the topics are
+// read side by side.
+func TestReviewKafkaBacklogMergesWhenOneTopicRunsAhead(t *testing.T) {
+	c := kafkatest.Start(t, kafkatest.Options{Topics: map[string]int{"c": 1, "s": 1}})
+	a := kafkatest.Synth(kafkatest.SynthOptions{Topic: "c", Partitions: 1, Records: 3, Sessions: 1, Seed: 1, Server: true, ServerTopic: "s"})
+	t0, _ := time.Parse(time.RFC3339, "2026-10-17T10:00:00Z")
+	later := kafkatest.Synth(kafkatest.SynthOptions{Topic: "c", Partitions: 1, Records: 1, Sessions: 1, Seed: 2, Start: t0.Add(time.Hour)})
+	kafkatest.Produce(t, c.Addrs(), a)
+	kafkatest.Produce(t, c.Addrs(), later)
+	for _, untilCaughtUp := range []bool{true, false} {
+		out := t.TempDir()
+		rc := startReviewConsumer(t, c, fmt.Sprint("g-", untilCaughtUp), out, untilCaughtUp, "c", "s")
+		if !untilCaughtUp {
+			// A live consumer started on the backlog: once it has read both
+			// partitions to their end, the rows go out as time passes.
+			rc.waitRead(t, int64(len(a)+len(later)))
+			time.Sleep(500 * time.Millisecond)
+			close(rc.stop)
+		}
+		rc.wait(t)
+		checkBacklogMerged(t, untilCaughtUp, exchangesBySide(t, out))
+	}
+}
+
+func checkBacklogMerged(t *testing.T, untilCaughtUp bool, got map[string]int) {
+	t.Helper()
+	both := 0
+	for k, n := range got {
+		switch {
+		case strings.HasSuffix(k, "/server"):
+			t.Errorf("until caught up %v: %s: %d server-only row(s); the exchange was seen by both sides (all rows: %v)", untilCaughtUp, k, n, got)
+		case strings.HasSuffix(k, "/both"):
+			both += n
+		}
+	}
+	if both == 0 {
+		t.Errorf("until caught up %v: no merged row at all: %v", untilCaughtUp, got)
+	}
+}

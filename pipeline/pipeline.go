@@ -381,10 +381,11 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 			if quiet := now.Sub(lastInput); quiet >= p.cfg.FlushInterval {
 				clock.Pass(quiet, func(source string) bool { in := p.byName[source]; return in != nil && in.Stream })
 				lastInput = now
-				m := marker{mark: clock.Mark(seq)}
+				var mergeNow time.Time
 				if p.kafka != nil && p.merging {
-					m.mergeNow = p.kafka.mergeNow()
+					mergeNow = p.kafka.mergeNow(clock)
 				}
+				m := marker{mark: clock.Mark(seq), mergeNow: mergeNow}
 				if !send(nil, nil, m) {
 					return nil
 				}
@@ -452,11 +453,12 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 				}
 				sum.Quarantined += int64(len(d.quar))
 				acct.Quarantined += int64(len(d.quar))
-				m := marker{mark: clock.Mark(seq)}
+				var mergeNow time.Time
 				if p.kafka != nil && p.merging {
 					p.kafka.observed(u.Input, d.obs, u.Last)
-					m.mergeNow = p.kafka.mergeNow()
+					mergeNow = p.kafka.mergeNow(clock)
 				}
+				m := marker{mark: clock.Mark(seq), mergeNow: mergeNow}
 				if !send(routed, quar, m) {
 					return nil
 				}
