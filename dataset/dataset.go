@@ -224,6 +224,9 @@ func (d *Dataset) recover() error {
 			return fmt.Errorf("dataset %s: finishing the interrupted commit: %w", d.name(), err)
 		}
 	}
+	if err := d.syncLedger(m); err != nil {
+		return err
+	}
 	// Staging areas of crashed or aborted runs: no run of this writer (the
 	// dataset, or the scope) is alive, we hold its lock.
 	if err := os.RemoveAll(d.stagingPath()); err != nil {

@@ -132,6 +132,15 @@
 // "pending" is present only while a commit is being applied, "keys" only
 // when the last commit of the source gave some. Files not in the manifest
 // (written by an older mcptrace, or by hand) are never touched.
+//
+// "ledger", when present, is the writer's accounting as of the last
+// commit that gave one (Txn.SetLedger; opaque JSON here, a schema.Ledger
+// for the Kafka sink's scopes): being in the manifest, it is published at
+// the commit point with the files it accounts for, or not at all. It is
+// copied to ledger.json next to the manifest after the commit, and Open
+// rewrites that copy when it differs (a crash came between). A file run
+// writes its ledger.json itself (Dataset.WriteLedger), with no manifest
+// field.
 // ReadManifest reads it without the lock (for analyze), with the manifests
 // of all scopes if there are any (see Scopes); Manifest.Files(table), Rows,
 // EmptyFile, SourceIDs and TableNames answer the usual questions.

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,6 +53,10 @@ type Manifest struct {
 	// its apply: the operations that make the directory match this
 	// manifest. Open rolls it forward.
 	Pending *Pending `json:"pending,omitempty"`
+	// Ledger is the writer's accounting as of this commit (Txn.SetLedger),
+	// opaque JSON here: kept in the manifest so that it is committed with
+	// the files it accounts for, and copied to ledger.json next to it.
+	Ledger json.RawMessage `json:"ledger,omitempty"`
 }
 
 // TableEntry is one table of the manifest.
@@ -292,6 +297,7 @@ func (m *Manifest) clone() *Manifest {
 		s.Keys = slices.Clone(v.Keys)
 		c.Sources[k] = &s
 	}
+	c.Ledger = slices.Clone(m.Ledger)
 	if m.Pending != nil {
 		p := *m.Pending
 		p.Renames = append([]Rename(nil), m.Pending.Renames...)
@@ -380,5 +386,46 @@ const ledgerFile = "ledger.json"
 // WriteLedger writes the run's ledger (JSON) next to the manifest,
 // durably and atomically: a reader sees the previous run's or this one's.
 func (d *Dataset) WriteLedger(b []byte) error {
-	return writeFileDurable(filepath.Join(d.metaPath(), ledgerFile), append(b, '\n'))
+	return writeFileDurable(d.LedgerPath(), append(b, '\n'))
+}
+
+// LedgerPath is the ledger file next to this writer's manifest:
+// DIR/.mcptrace/ledger.json, or DIR/.mcptrace/scopes/SCOPE/ledger.json.
+func (d *Dataset) LedgerPath() string { return filepath.Join(d.metaPath(), ledgerFile) }
+
+// LedgerFileRel is the ledger file of a scope ("" for the dataset's own),
+// relative to the dataset, slash-separated.
+func LedgerFileRel(scope string) string {
+	if scope == "" {
+		return metaDir + "/" + ledgerFile
+	}
+	return metaDir + "/" + scopesDir + "/" + scope + "/" + ledgerFile
+}
+
+// LedgerBytes is the form of a manifest's ledger (Manifest.Ledger) in its
+// ledger.json file: indented, with a final newline.
+func LedgerBytes(raw json.RawMessage) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return nil, fmt.Errorf("the ledger is not JSON: %w", err)
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// syncLedger makes ledger.json next to the manifest a copy of the
+// manifest's ledger, when it has one and the file differs (a crash
+// between a commit and the file's write).
+func (d *Dataset) syncLedger(m *Manifest) error {
+	if len(m.Ledger) == 0 {
+		return nil
+	}
+	want, err := LedgerBytes(m.Ledger)
+	if err != nil {
+		return fmt.Errorf("dataset %s: %w", d.name(), err)
+	}
+	if have, err := os.ReadFile(d.LedgerPath()); err == nil && bytes.Equal(have, want) {
+		return nil
+	}
+	return writeFileDurable(d.LedgerPath(), want)
 }

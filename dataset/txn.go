@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -62,6 +64,20 @@ type Txn struct {
 	// broken: a commit failed after its commit point. The staging area
 	// must stay for the roll-forward of the next Open.
 	broken error
+	ledger func([]FileInfo) ([]byte, error) // the next commit's ledger (SetLedger)
+}
+
+// SetLedger has the next Commit record the writer's ledger (JSON, opaque
+// here) in the manifest: ledger is called with the files the commit
+// publishes, before its commit point, so the ledger is published with the
+// files it accounts for, or not at all (a failed commit keeps the old
+// one). After the commit it is copied to ledger.json next to the
+// manifest (the next Open rewrites that copy if a crash came between).
+// Commits without a SetLedger keep the manifest's ledger as it is.
+func (t *Txn) SetLedger(ledger func(published []FileInfo) ([]byte, error)) {
+	t.mu.Lock()
+	t.ledger = ledger
+	t.mu.Unlock()
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
@@ -349,6 +365,20 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 		}
 	}
 
+	if t.ledger != nil {
+		b, err := t.ledger(published)
+		var c bytes.Buffer
+		if err == nil {
+			err = json.Compact(&c, b)
+		}
+		if err != nil {
+			for _, s := range emptyStaged {
+				os.Remove(d.Path(s))
+			}
+			return nil, fmt.Errorf("commit of run %s failed, the dataset is unchanged: its ledger: %w", t.id, err)
+		}
+		m.Ledger, t.ledger = c.Bytes(), nil
+	}
 	// The commit point: the manifest with its pending operations.
 	m.Pending = p
 	if err := writeManifest(d.manifestPath(), m); err != nil {
@@ -382,6 +412,10 @@ func (t *Txn) Commit(sources []SourceState) ([]FileInfo, error) {
 	d.mu.Lock()
 	d.manifest = m
 	d.mu.Unlock()
+	if err := d.syncLedger(m); err != nil {
+		t.broken = fmt.Errorf("dataset %s: the commit of run %s is applied but its ledger file could not be written (%w): the next run writes it on open: %w", d.name(), t.id, err, ErrUnfinished)
+		return nil, t.broken
+	}
 	return published, nil
 }
 

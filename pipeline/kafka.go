@@ -99,7 +99,7 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	cfg.lowWaterByInput = true
 	cons := ko.Consumer
 	cons.Log = cfg.Log
-	k := &kafkaRun{cfg: &cfg, ko: ko}
+	k := &kafkaRun{cfg: &cfg, ko: ko, ledger: newKafkaLedger(ko.Consumer.Group, start)}
 	k.sum = &Summary{ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{},
 		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}}
 	k.sum.Merging = cfg.Merge == "on" || (cfg.Merge == "" || cfg.Merge == "auto") && len(cons.Topics) > 1
@@ -196,6 +196,9 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	if runErr == nil && ctx.Err() != nil {
 		runErr = ctx.Err()
 	}
+	// What this process committed, for its last log line (each
+	// partition's own ledger is in the dataset).
+	k.sum.Ledger = k.ledger.ledger(time.Now(), ko.UntilCaughtUp && k.caughtUp && runErr == nil)
 	if runErr == nil && closeErr != nil {
 		cfg.Log.Warn().Err(closeErr).Msg("kafka: leaving the consumer group")
 	}
@@ -207,6 +210,8 @@ type kafkaRun struct {
 	cfg         *Config
 	ko          KafkaOptions
 	sum         *Summary
+	ledger      *kafkaLedger // the process's own (kafkaledger.go)
+	caughtUp    bool         // the last generation ended caught up, everything committed
 	rd          *redact.Redactor
 	redelivered atomic.Int64
 }
@@ -220,6 +225,7 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		if k.ko.UntilCaughtUp {
 			// More members than partitions: this one has nothing to catch up on.
 			log.Info().Msg("kafka: no partition assigned to this member: nothing to catch up on")
+			k.caughtUp = true
 			return true, nil
 		}
 		log.Info().Msg("kafka: no partition assigned to this member; waiting for a rebalance")
@@ -266,7 +272,7 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	var sink *kafkaSink
 	err = retrying(gctx, log, "opening the dataset's parts", func() error {
 		var err error
-		sink, err = openKafkaSink(gctx, cfg, k.sum, inputs, tps, k.ko.Store)
+		sink, err = openKafkaSink(gctx, cfg, k.sum, inputs, tps, k.ko.Store, k.ledger)
 		return err
 	})
 	if err != nil {
@@ -359,6 +365,8 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 		keepOpen: func() bool { return !src.caughtUp.Load() }}
 	src.stats = &p.counts
 	p.afterCommit = func(ctx context.Context) error { ks.commitOffsets(log, k.sum); return nil }
+	// The partitions' ledgers count, at each commit, the units it makes durable.
+	sink.unitCounts, sink.gen, sink.caughtUp = p.acks.countsUpTo, gen.ID, src.caughtUp.Load
 	k.sum.Files = append(k.sum.Files, names...)
 	// The engine runs on ctx, not gctx: a revocation or a stop ends the
 	// source (it watches both), and what is complete drains, is written
@@ -428,6 +436,7 @@ func (k *kafkaRun) generation(ctx context.Context, gen *kafkasrc.Generation) (do
 	}
 	uncommitted := behind(true)
 	k.sum.Uncommitted = uncommitted
+	k.caughtUp = err == nil && src.caughtUp.Load() && uncommitted == 0
 	if err != nil {
 		return true, err
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/rs/zerolog"
 
 	"mcptrace/dataset"
 	"mcptrace/objstore"
@@ -37,6 +40,28 @@ type s3Publisher struct {
 	// partition (evicted while it still published) cannot undo the new
 	// owner's manifest.
 	versions map[string]string
+	log      zerolog.Logger
+}
+
+// syncLedger makes the bucket's copy of a scope's ledger (ledger.json
+// next to its manifest) the manifest's own: after a commit, and when a
+// scope is adopted (a crash may have come between a manifest's upload and
+// its copy's). The manifest is the ledger's truth: a copy that could not be
+// written is only late, never ahead, and the next commit rewrites it.
+func (p *s3Publisher) syncLedger(ctx context.Context, scope string, raw []byte, have []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	want, err := dataset.LedgerBytes(raw)
+	if err == nil && bytes.Equal(have, want) {
+		return
+	}
+	if err == nil {
+		err = p.store.PutBytes(ctx, dataset.LedgerFileRel(scope), want)
+	}
+	if err != nil {
+		p.log.Warn().Err(err).Str("scope", scope).Msg("kafka: the copy of the partition's ledger in the bucket is not up to date (its manifest holds the ledger); retried at the next commit")
+	}
 }
 
 // adopt makes the local working copy of a scope the one in the bucket,
@@ -50,6 +75,10 @@ func (p *s3Publisher) adopt(ctx context.Context, scope string, stemPrefix string
 	switch {
 	case errors.Is(err, objstore.ErrNotFound):
 		if err := os.Remove(local); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		// A ledger copy of the local working copy's own, never published.
+		if err := os.Remove(filepath.Join(p.dir, filepath.FromSlash(dataset.LedgerFileRel(scope)))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	case err != nil:
@@ -67,6 +96,10 @@ func (p *s3Publisher) adopt(ctx context.Context, scope string, stemPrefix string
 		m, err := dataset.ParseManifest(data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.store.URL(rel), err)
+		}
+		if len(m.Ledger) > 0 {
+			have, _ := p.store.Get(ctx, dataset.LedgerFileRel(scope))
+			p.syncLedger(ctx, scope, m.Ledger, have)
 		}
 		for _, t := range m.TableNames() {
 			for _, f := range m.Files(t) {
@@ -162,6 +195,7 @@ func (p *s3Publisher) publish(ctx context.Context, sc *kafkaScope, files []datas
 		return err
 	}
 	p.versions[sc.name] = version
+	p.syncLedger(ctx, sc.name, m.Ledger, nil)
 	if err := p.store.Delete(ctx, gone...); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -34,6 +35,14 @@ type kafkaSink struct {
 	byName  map[string]*kafkaScope // input name (a pair's is its client's) → scope
 	byID    map[string]*kafkaScope // input identity → scope
 	publish func(ctx context.Context, sc *kafkaScope, files []dataset.FileInfo) error
+	// The ledgers (kafkaledger.go): the accounting of the units a commit
+	// at a position makes durable, the process's ledger, and where the
+	// run stands.
+	unitCounts func(in *Input, pos int64) (unitAcct, int64)
+	proc       *kafkaLedger
+	group      string
+	gen        int32
+	caughtUp   func() bool
 }
 
 // kafkaScope is one partition's part of the dataset.
@@ -50,8 +59,10 @@ type kafkaScope struct {
 	keys     map[string]int64
 	position int64 // committed position at open (the next offset), 0: none
 	pairs    map[string]bool
-	replay   *replayDone // what a replay of the partition skips (read by the sequencer)
-	durable  int64       // position the last commit recorded (read after the run)
+	replay   *replayDone      // what a replay of the partition skips (read by the sequencer)
+	durable  int64            // position the last commit recorded (read after the run)
+	ledger   schema.Ledger    // the partition's ledger as committed
+	out      schema.LedgerOut // rows written since the last commit
 }
 
 // ScopeName is the dataset scope of a topic partition.
@@ -65,11 +76,14 @@ func KafkaInputID(tp kafkasrc.TopicPartition) string { return "kafka:" + tp.Stri
 
 // openKafkaSink opens the scopes of the inputs (waiting for an earlier
 // owner to release them until ctx ends) and reads where each is durable.
-func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input, tps []kafkasrc.TopicPartition, store *objstore.Store) (*kafkaSink, error) {
-	s := &kafkaSink{cfg: cfg, sum: sum, byName: map[string]*kafkaScope{}, byID: map[string]*kafkaScope{}}
+func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input, tps []kafkasrc.TopicPartition, store *objstore.Store, proc *kafkaLedger) (*kafkaSink, error) {
+	s := &kafkaSink{cfg: cfg, sum: sum, byName: map[string]*kafkaScope{}, byID: map[string]*kafkaScope{}, proc: proc}
+	if proc != nil {
+		s.group = proc.group
+	}
 	var pub *s3Publisher
 	if store != nil {
-		pub = &s3Publisher{store: store, dir: cfg.OutDir, empties: map[string]bool{}, versions: map[string]string{}}
+		pub = &s3Publisher{store: store, dir: cfg.OutDir, empties: map[string]bool{}, versions: map[string]string{}, log: cfg.Log}
 		s.publish = pub.publish
 	}
 	roll := cfg.Roll
@@ -115,6 +129,14 @@ func openKafkaSink(ctx context.Context, cfg *Config, sum *Summary, ins []*Input,
 					sc.replay.maxLine = max(sc.replay.maxLine, line)
 				}
 			}
+		}
+		if l, ok := loadPartitionLedger(ds.Manifest().Ledger, sc); ok {
+			sc.ledger = l
+		} else {
+			if len(ds.Manifest().Ledger) > 0 {
+				cfg.Log.Warn().Str("scope", sc.name).Msg("kafka: the partition's ledger cannot be continued (another version, or damaged): a new one counts from the committed position")
+			}
+			sc.ledger = newPartitionLedger(sc, s.group)
 		}
 		txn, err := ds.Begin("", cfg.Now())
 		if err != nil {
@@ -217,6 +239,7 @@ func (s *kafkaSink) WriteExchanges(_ context.Context, in *Input, rows []schema.E
 				}
 			}
 			s.cfg.Metrics.ExchangesOut(r.Outcome, 1)
+			sc.countOut(r)
 		})
 }
 
@@ -229,7 +252,7 @@ func (s *kafkaSink) WriteQuarantine(_ context.Context, in *Input, rows []schema.
 		func(stem string, keep []schema.Quarantine) error {
 			return sc.q.Write(dataset.Source{ID: in.ID, Stem: stem}, keep)
 		},
-		func(q *schema.Quarantine) { s.cfg.Metrics.Quarantined(q.Reason, 1) })
+		func(q *schema.Quarantine) { s.cfg.Metrics.Quarantined(q.Reason, 1); sc.out.QuarantineRows++ })
 }
 
 // writeNew writes the rows whose key the scope does not know yet (a replay
@@ -293,7 +316,7 @@ func (s *kafkaSink) Commit(ctx context.Context, inputs []*Input, final bool) err
 		if !named[sc] {
 			continue
 		}
-		if err := s.commitScope(ctx, sc); err != nil {
+		if err := s.commitScope(ctx, sc, final); err != nil {
 			errs = append(errs, err)
 			break // the caller aborts; later scopes keep what they had
 		}
@@ -311,7 +334,7 @@ func (s *kafkaSink) Commit(ctx context.Context, inputs []*Input, final bool) err
 	return errors.Join(errs...)
 }
 
-func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
+func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope, final bool) error {
 	pos := sc.in.commitAt.Load()
 	if pos < sc.position {
 		pos = sc.position // nothing new is durable: the position stands
@@ -343,10 +366,24 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 	for _, id := range pairIDs {
 		states = append(states, dataset.SourceState{ID: id, Append: true})
 	}
+	// The ledger, committed with the rows: the units the commit makes
+	// durable (positions up to pos), the rows written since the last one.
+	d := &commitDelta{pos: pos, out: sc.out, gen: s.gen, at: time.Now().UTC(),
+		complete: final && s.caughtUp != nil && s.caughtUp()}
+	if s.unitCounts != nil {
+		d.acct, d.first = s.unitCounts(sc.in, pos)
+	}
+	d.out.Notifications = d.acct.notes
+	var next schema.Ledger
+	sc.txn.SetLedger(func(files []dataset.FileInfo) ([]byte, error) {
+		next = nextPartitionLedger(sc.ledger, d, s.proc.writerOf(), files)
+		return json.Marshal(next)
+	})
 	files, err := sc.txn.Commit(states)
 	if err != nil {
 		return err
 	}
+	sc.ledger, sc.out = next, emptyOut()
 	sc.position = pos
 	for _, f := range files {
 		p := sc.ds.Path(f.Path)
@@ -365,6 +402,7 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope) error {
 		}
 	}
 	sc.durable = pos // published: the offset to commit
+	s.proc.fold(sc, d, files)
 	return nil
 }
 

@@ -409,6 +409,11 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					sum.ByFormat[u.Input.Format]++
 				}
 			}
+			var ua *unitAcct // a Kafka unit's ledger part (kafkaledger.go)
+			if p.kafka != nil {
+				ua = &unitAcct{counts: emptyCounts(), messages: int64(len(u.msgs))}
+				u.acct = ua
+			}
 			for d := range h.parts {
 				lastInput = time.Now()
 				acct := u.Input.account()
@@ -427,7 +432,21 @@ func (p *run) sequence(ctx context.Context, results <-chan handle, shardIn []cha
 					if used := int64(n - len(d.obs)); used > 0 {
 						acct.SkippedBy["already_written"] += used
 						acct.Skipped += used
+						ua.counts.SkippedBy["already_written"] += used
+						ua.counts.Skipped += used
 					}
+					ua.counts.Records += d.records
+					ua.counts.Bytes += d.bytes
+					for k, v := range d.skipped {
+						ua.counts.SkippedBy[k] += v
+						ua.counts.Skipped += v
+					}
+					ua.counts.Observations += int64(len(d.obs))
+					ua.counts.Quarantined += int64(len(d.quar))
+					for i := range d.quar {
+						ua.counts.QuarantinedBy[d.quar[i].Reason]++
+					}
+					ua.notes += notifications(d.obs)
 				}
 				sum.Observations += int64(len(d.obs))
 				acct.Observations += int64(len(d.obs))

@@ -28,6 +28,7 @@ type Unit struct {
 	Ack   AckFunc    // never nil
 	seq   int64      // the unit's place in the run (set by the pipeline)
 	last  int64      // the last observation/quarantine seq it produced (set by the sequencer)
+	acct  *unitAcct  // a Kafka unit's part of its partition's ledger (set by the sequencer)
 }
 
 // nopAck acknowledges nothing.

@@ -20,6 +20,43 @@ type Ledger struct {
 	Inputs    []LedgerInput `json:"inputs"`
 	Totals    LedgerCounts  `json:"totals"`
 	Out       LedgerOut     `json:"out"`
+	// Kafka is set in a Kafka consumer's ledgers: a partition's (in its
+	// dataset scope, schema/README.md "The ledger of a Kafka consumer")
+	// and a consumer process's own (its last log line).
+	Kafka *LedgerKafka `json:"kafka,omitempty"`
+}
+
+// LedgerKafka says whose accounting a Kafka ledger is and how far it goes.
+type LedgerKafka struct {
+	Group string `json:"group"`
+	// Scope is the dataset scope of a partition's ledger ("" in a
+	// process's ledger).
+	Scope string `json:"scope,omitempty"`
+	// Commits is how many commits the ledger covers: a partition's, by
+	// every consumer that owned it; a process's, its own.
+	Commits int64 `json:"commits"`
+	// Writer is the consumer process that made the ledger's last commit
+	// (a partition's) or whose ledger it is (a process's).
+	Writer LedgerWriter `json:"writer"`
+}
+
+// LedgerWriter names a consumer process.
+type LedgerWriter struct {
+	Host       string    `json:"host"`
+	PID        int       `json:"pid"`
+	StartedAt  time.Time `json:"started_at"`
+	Generation int32     `json:"generation"` // of the consumer group, at the last commit
+}
+
+// LedgerPartition is a Kafka input's place: the records counted are those
+// of the messages at offsets [FirstOffset, NextOffset) (fewer than that
+// span when the topic is compacted).
+type LedgerPartition struct {
+	Topic       string `json:"topic"`
+	Partition   int    `json:"partition"`
+	FirstOffset int64  `json:"first_offset"` // the first offset counted
+	NextOffset  int64  `json:"next_offset"`  // the committed position: the next offset to read
+	Messages    int64  `json:"messages"`     // messages counted (a message may hold several records)
 }
 
 // LedgerCounts is where the records of one input, or of all, went.
@@ -73,6 +110,7 @@ type LedgerInput struct {
 	Format   string `json:"format"` // detected or forced ("" when never opened)
 	Complete bool   `json:"complete"`
 	LedgerCounts
+	Kafka *LedgerPartition `json:"kafka,omitempty"` // a topic partition's offsets
 }
 
 // LedgerOut is what the run wrote.

@@ -75,7 +75,7 @@ func (k *kafkaFlags) enabled() bool { return k.brokers != "" || len(k.topics) > 
 // exits 0 (everything written committed) or 4 (some offsets could not be
 // committed); past -shutdown-timeout, or on a second signal, it exits at
 // once.
-func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softStop chan struct{}, stdout io.Writer, log zerolog.Logger) int {
+func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softStop chan struct{}, stdout io.Writer, log zerolog.Logger, terminal bool) int {
 	if k.brokers == "" || len(k.topics) == 0 || k.group == "" {
 		log.Error().Msg("Kafka needs -kafka-brokers, -kafka-topic and -kafka-group")
 		return ExitUsage
@@ -157,8 +157,17 @@ func runKafka(k *kafkaFlags, cfg pipeline.Config, sigs <-chan os.Signal, softSto
 			SessionTimeout: k.sessionTimeout, HeartbeatInterval: max(k.sessionTimeout/10, 100*time.Millisecond), RebalanceTimeout: k.rebalanceTimeout}}
 	log.Info().Strs("topics", k.topics).Str("group", k.group).Str("out", cfg.OutDir).Msg("ingest started as a Kafka consumer")
 	sum, err := pipeline.RunKafka(context.Background(), cfg, ko)
+	code := kafkaStatus(k, sum, err, cfg.OutDir, stdout, log)
+	// The last line, with (not on a terminal) the process's ledger: what
+	// it committed; each partition's ledger is in the dataset.
+	logFinished(log, sum, code, terminal)
+	return code
+}
+
+// kafkaStatus reports how a consumer ended and returns its exit status.
+func kafkaStatus(k *kafkaFlags, sum *pipeline.Summary, err error, out string, stdout io.Writer, log zerolog.Logger) int {
 	if err != nil {
-		log.Error().Err(err).Str("out", cfg.OutDir).Msg("ingest failed; what was committed stays, the rest is replayed by the next owner")
+		log.Error().Err(err).Str("out", out).Msg("ingest failed; what was committed stays, the rest is replayed by the next owner")
 		return exitFor(err)
 	}
 	printSummary(stdout, sum)

@@ -176,7 +176,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.Progress = func(p pipeline.Progress) { progressLine(log, p) }
 	}
 	if kf.enabled() {
-		return runKafka(kf, cfg, sigs, softStop, stdout, log)
+		return runKafka(kf, cfg, sigs, softStop, stdout, log, terminal)
 	}
 	if strings.HasPrefix(*out, "s3://") {
 		log.Error().Str("out", *out).Msg("object storage is written by Kafka consumers (-kafka-brokers); for files, write to a directory and copy it")
