@@ -1,7 +1,7 @@
 package classify
 
 import (
-	"strings"
+	"unsafe"
 
 	"mcptrace/schema"
 )
@@ -43,8 +43,14 @@ func errorType(v *Verdict, ev *Evidence) string {
 		return "tool_error"
 	case Cancelled:
 		return "cancelled"
-	case MalformedJSON, InvalidEnvelope, InvalidToolResult, InvalidResult:
-		return strings.ToLower(v.Outcome)
+	case MalformedJSON:
+		return "malformed_json" // the outcome in lower case
+	case InvalidEnvelope:
+		return "invalid_envelope"
+	case InvalidToolResult:
+		return "invalid_tool_result"
+	case InvalidResult:
+		return "invalid_result"
 	case StreamIncomplete:
 		if last := finalAttempt(ev); last != nil {
 			switch last.StreamEnd {
@@ -149,7 +155,8 @@ func kindFacts(v *Verdict, ev *Evidence) KindFacts {
 func bodyText(at *Attempt) string {
 	for i := range at.Messages {
 		if m := &at.Messages[i]; m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther {
-			return string(m.Raw)
+			// Read in place: ErrorKind only reads its facts' text.
+			return unsafe.String(unsafe.SliceData(m.Raw), len(m.Raw))
 		}
 	}
 	return ""
