@@ -16,11 +16,18 @@ var callerCodes = map[int64]bool{-32700: true, -32600: true, -32601: true, -3260
 // rpc_response_status_code, server_error) and its error kind. It runs
 // last, once the outcome is final.
 func name(v *Verdict, ev *Evidence) {
-	v.ErrorType = errorType(v, ev)
 	v.RPCStatusCode = ""
 	if v.ErrorCode != nil {
 		v.RPCStatusCode = codeText(*v.ErrorCode)
 	}
+	switch v.Outcome {
+	case ToolSuccess, Success, InputRequired:
+		// Nothing failed: errorType, serverError and ErrorKind give no
+		// names, whatever the evidence (the common case, told at once).
+		v.ErrorType, v.ServerError, v.ErrorKind = "", false, ""
+		return
+	}
+	v.ErrorType = errorType(v, ev)
 	v.ServerError = serverError(v, ev)
 	v.ErrorKind = ErrorKind(kindFacts(v, ev))
 }
@@ -125,7 +132,7 @@ func finalStatus(ev *Evidence) int {
 // kindFacts gathers what ErrorKind reads from a verdict and its evidence.
 func kindFacts(v *Verdict, ev *Evidence) KindFacts {
 	f := KindFacts{Outcome: v.Outcome, ErrorType: v.ErrorType, Code: v.ErrorCode, HTTPStatus: finalStatus(ev),
-		OnSession: onSession(ev), Text: v.ErrorMessage}
+		OnSession: v.Outcome == HTTPError && onSession(ev), Text: v.ErrorMessage} // only httpKind reads OnSession
 	last := finalAttempt(ev)
 	switch v.Outcome {
 	case NoResponse:

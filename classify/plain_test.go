@@ -49,6 +49,9 @@ func checkPlain(t testing.TB, where, text string) bool {
 // finds nothing in.
 func checkPlainLiteral(t testing.TB, where, raw string) bool {
 	t.Helper()
+	if got, want := plainLiteral(raw), oldPlainLiteral(raw); got != want {
+		t.Fatalf("%s: plainLiteral(%.300q) = %v, the one it replaced says %v", where, raw, got, want)
+	}
 	if len(raw) > hiddenEnvelope || !plainLiteral(raw) {
 		return false
 	}
