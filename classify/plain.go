@@ -145,7 +145,7 @@ func plainLiteral(raw string) bool {
 	// strings.TrimLeft keeps (stripDecoration keeps a printable ASCII
 	// start, except "**" and "__", which move the head on).
 	var buf [hiddenHead]byte
-	var spots [8]int32 // the places to look at (a needle's start, a digit)
+	var spots [64]int16 // the places to look at (a needle's start, a digit)
 	nspots := 0
 	var w uint32 // the last four bytes, lower-cased, the first lowest
 	k, started := 0, false
@@ -242,7 +242,7 @@ func plainLiteral(raw string) bool {
 			if nspots == len(spots) {
 				return plainLineTail(buf[:k], raw[i:])
 			}
-			spots[nspots] = int32(spot)
+			spots[nspots] = int16(spot)
 			nspots++
 		}
 	}
@@ -254,7 +254,7 @@ func plainLiteral(raw string) bool {
 	}
 	line := unsafe.String(&buf[0], k)
 	for _, p := range spots[:nspots] {
-		if p >= int32(k) {
+		if p >= int16(k) {
 			continue // past the trimmed line (places are not in order)
 		}
 		if c := line[p]; c == '4' || c == '5' {
