@@ -113,9 +113,11 @@ type Evidence struct {
 
 // Verdict is the judgement of one exchange.
 type Verdict struct {
-	Outcome      string
-	Layer        string
-	Reason       string
+	Outcome string
+	Layer   string
+	Reason  string
+	// ErrorCode and IsError may point to values shared by many verdicts
+	// (verdictvalues.go): read them, never write through them.
 	ErrorCode    *int64
 	ErrorMessage string
 	ErrorType    string
@@ -177,7 +179,7 @@ func classify(ev *Evidence) Verdict {
 			if ev.Cancelled || (last.Failure == schema.FailureClientAbort && Stateless(ev.ProtocolVersion)) {
 				return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
 			}
-			return Verdict{Outcome: NoResponse, Reason: "no HTTP response: " + orDefault(last.Failure, "failure"), ErrorType: orDefault(last.Failure, "_OTHER")}
+			return Verdict{Outcome: NoResponse, Reason: noHTTPResponse(last.Failure), ErrorType: orDefault(last.Failure, "_OTHER")}
 		}
 		if last.Status < 200 || last.Status > 299 {
 			if v, ok := mappedProtocolError(ev, last); ok {
@@ -192,8 +194,7 @@ func classify(ev *Evidence) Verdict {
 				}
 				if e := envelopeOf(m); e.errv == schema.JSONObject {
 					if e.codeInteger {
-						code := e.codeInt
-						v.ErrorCode = &code
+						v.ErrorCode = codePtr(e.codeInt)
 					}
 					if e.message == schema.JSONString {
 						v.ErrorMessage = e.messageText
@@ -254,7 +255,7 @@ func classify(ev *Evidence) Verdict {
 			if ev.Cancelled {
 				return Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response; then cancelled"}
 			}
-			return Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response (" + orDefault(last.StreamEnd, "end unknown") + ")"}
+			return Verdict{Outcome: StreamIncomplete, Reason: streamEndedReason(last.StreamEnd)}
 		}
 		if last.Status != 202 && last.BodyEmpty {
 			return Verdict{Outcome: MalformedJSON, Reason: "empty response body"}
@@ -359,7 +360,7 @@ func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
 		}
 		code := e.codeInt
 		return Verdict{Outcome: JSONRPCError, Reason: codeReason(code),
-			ErrorCode: &code, ErrorMessage: e.messageText, ErrorType: codeText(code), Judged: m}
+			ErrorCode: codePtr(code), ErrorMessage: e.messageText, ErrorType: codeText(code), Judged: m}
 	}
 	if e.result != schema.JSONObject {
 		return invalidResult(ev.Method, "result is not an object", m)
@@ -466,9 +467,9 @@ func judgeResult(ev *Evidence, res resultView, m *schema.Message) Verdict {
 		}
 		if isErr {
 			return Verdict{Outcome: ToolError, Reason: "tool reported isError: true", ErrorType: "tool_error",
-				ResultType: resultType, IsError: &isErr, Judged: m}
+				ResultType: resultType, IsError: boolPtr(isErr), Judged: m}
 		}
-		return Verdict{Outcome: ToolSuccess, Reason: "tool result", ResultType: resultType, IsError: &isErr, Judged: m}
+		return Verdict{Outcome: ToolSuccess, Reason: "tool result", ResultType: resultType, IsError: boolPtr(isErr), Judged: m}
 	}
 	for _, f := range requiredFields[method] {
 		g := k[f.member]

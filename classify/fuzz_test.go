@@ -96,7 +96,8 @@ func fuzzEvidence(in []byte) *classify.Evidence {
 // vocabulary (an outcome, its layer, a retry advice, an error kind of
 // ErrorKinds or none, a suspect reason of SuspectReasons only on a
 // TOOL_SUCCESS), a reason, a judged message among the evidence's own; it
-// is pure (the same verdict twice, the evidence unchanged).
+// is pure (the same verdict twice, the evidence unchanged); and it is the
+// verdict of the code it replaced (classify.OracleClassify).
 func FuzzClassify(f *testing.F) {
 	bodies := []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`,
@@ -140,6 +141,9 @@ func FuzzClassify(f *testing.F) {
 		if again := classify.Classify(ev); !reflect.DeepEqual(v, again) {
 			t.Fatalf("two verdicts on one evidence:\n%+v\n%+v", v, again)
 		}
+		// The verdict is the old code's (classify_oracle_test.go), also
+		// read from Raw alone.
+		sameAsOracle(t, "fuzz", ev)
 		if !slices.Contains(fuzzOutcomes, v.Outcome) || v.Layer != classify.LayerOf(v.Outcome) {
 			t.Fatalf("outcome %q, layer %q", v.Outcome, v.Layer)
 		}

@@ -68,6 +68,8 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 			suspect, reason = judgeText(headOfString(raw), true)
 		} else if plainLiteral(raw) {
 			// judgeText would find nothing: not unescaped (plain.go)
+		} else if jsonHeadPlain(raw) {
+			// a long JSON payload judgeText would find nothing in (jsonhead.go)
 		} else if head, bp, ok := unescapeHead(raw); ok {
 			suspect, reason = judgeText(head, true) // the rest cannot change it (plain.go)
 			releaseScratch(head, bp, &reason)
@@ -334,15 +336,42 @@ func judgeText(text string, cut bool) (bool, string) {
 		if cut {
 			return false, ""
 		}
+		// A JSON text is judged as JSON when it is valid and by its first
+		// line when it is not. The line rules are cheap (a head), so they
+		// come first: when they find nothing, a list is no failure either
+		// way, and neither is an object whose first members already rule
+		// out an envelope (notEnvelope); only otherwise is the whole text
+		// validated and walked.
+		ls, lr := judgeLines(t, linesWhole)
+		if !ls && (t[0] == '[' || notEnvelope(t)) {
+			return false, ""
+		}
 		if gjson.Valid(t) {
 			if t[0] == '[' {
 				return false, "" // a list of results, whatever its items say
 			}
 			return judgeEnvelope(gjson.Parse(t))
 		}
+		return ls, lr
 	case '<':
 		return judgeMarkup(t)
 	}
+	if cut {
+		return judgeLines(t, linesHead)
+	}
+	return judgeLines(t, linesWhole)
+}
+
+// How much of a text judgeLines is given.
+const (
+	linesWhole   = iota // the whole text
+	linesHead           // the head of a longer text (no phrase rules) of more than one line
+	linesHeadOne        // the head of a longer text that is one line
+)
+
+// judgeLines applies the rules of the first line to t (the text trimmed
+// on the left, as judgeText trims it), of which mode says how much it is.
+func judgeLines(t string, mode int) (bool, string) {
 	t = stripDecoration(t)
 	head := t
 	if len(head) > hiddenHead {
@@ -364,8 +393,8 @@ func judgeText(text string, cut bool) (bool, string) {
 	}
 	var lowBuf [hiddenHead]byte // line is at most hiddenHead bytes: no copy on the heap
 	l := lineCtx{line: line, low: lowerASCIIInto(lowBuf[:], line), next: next,
-		oneLine: !cut && !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),
-		short:   !cut && len(t) <= hiddenShort}
+		oneLine: mode == linesHeadOne || mode == linesWhole && !strings.Contains(strings.TrimRight(t, " \t\r\n"), "\n"),
+		short:   mode == linesWhole && len(t) <= hiddenShort}
 	if r := l.start(); r != "" {
 		return true, r
 	}

@@ -60,6 +60,7 @@ func walk(t testing.TB, where string, v gjson.Result, depth int) int {
 	switch {
 	case v.IsObject():
 		checkSame(t, where, v.Raw)
+		checkNotEnvelope(t, where, v.Raw)
 		n++
 		v.ForEach(func(_, x gjson.Result) bool { n += walk(t, where, x, depth); return true })
 	case v.IsArray():
@@ -189,7 +190,10 @@ func goLiterals(src string) []string {
 func FuzzHiddenFailureSameAsOracle(f *testing.F) {
 	for _, s := range []string{"Error: x", "HTTP 503 Service Unavailable", "what does Error: mean", "ls: cannot access 'x'",
 		`{"error":"x"}`, "<title>404 Not Found</title>", "Found 3 \"x\":\n1. a", "  \ufeff❌ **Failed to fetch**",
-		"x is a 404 status", "a\\b\"c", "\u2028", "ERROR [2026-01-02] x", strings.Repeat("a ", 400) + "timed out"} {
+		"x is a 404 status", "a\\b\"c", "\u2028", "ERROR [2026-01-02] x", strings.Repeat("a ", 400) + "timed out",
+		`{"total":1,"items":[{"a":1}],"more":false}`, `[{"id":1,"error":"x"}]`, `{'a': 1, 'b': 2, 'c': 3}`,
+		"{\n  \"a\": 1,\n  \"b\": [1],\n  \"c\": {\"d\": null, \"e\": \"f\"}" + strings.Repeat(",\n  \"g\": \"h\"", 200) + "\n}",
+		"[" + strings.Repeat(`{"id":1,"title":"Error: failed"},`, 60) + "{}]", `{"error":"x","a":1,"b":2}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -231,4 +235,55 @@ func FuzzStatusInTextSameAsRegexp(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkStatus(t, "fuzz", s) })
+}
+
+// checkNotEnvelope holds notEnvelope to judgeEnvelope on a valid JSON
+// object and on prefixes of it: when it says a prefix rules an envelope
+// out, judgeEnvelope of the whole finds none. It also makes sure the
+// shortcut is taken on plain payloads (a data object of three members).
+func checkNotEnvelope(t testing.TB, where, obj string) {
+	t.Helper()
+	if !gjson.Valid(obj) {
+		return
+	}
+	whole, _ := judgeEnvelope(gjson.Parse(obj))
+	for k := 1; k <= len(obj); k++ {
+		if k > 64 && k < len(obj) && k%61 != 0 {
+			continue // every prefix of the first 64 bytes, then a sample
+		}
+		if notEnvelope(obj[:k]) && whole {
+			t.Fatalf("%s: notEnvelope(%.300q) but judgeEnvelope finds an envelope in %.300q", where, obj[:k], obj)
+		}
+	}
+}
+
+// TestNotEnvelope: the shortcut decides on data objects and stays out of
+// envelopes and of what it cannot read.
+func TestNotEnvelope(t *testing.T) {
+	for _, c := range []struct {
+		obj  string
+		want bool
+	}{
+		{`{"a":1,"b":"x","c":[1]}`, true},
+		{`{"a":1,"b":"x","c":[1`, true}, // the third value is known not empty
+		{`{"a":1,"b":"x","c":1`, true},  // a number is never empty
+		{`{"a":1,"b":"x","c":[]}`, false},
+		{`{"a":1,"b":2`, false}, // a number that may go on, before the third
+		{`{"a":1,"b":2,`, false},
+		{`{"a":1,"b":"x","c":{"d":null}}`, false},
+		{`{"a":1,"b":"x","c":{"d":null,"e":0}}`, true},
+		{`{"a":null,"b":"","c":[],"d":{}}`, false},
+		{`{"error":"x","a":1,"b":2,"c":3}`, true},
+		{`{"Error":"x","Message":"y","Status":500}`, false},
+		{`{"a":1,"b":2}`, false},
+		{`{"a":1 "b":2,"c":3,"d":4}`, false},
+		{`{'a': 1, 'b': 2, 'c': 3}`, false},
+		{`{"a\u0041":1,"b":2,"c":3}`, true},
+		{`{"\u0065rror":"x","b":2,"c":3}`, false}, // "error", escaped
+	} {
+		if got := notEnvelope(c.obj); got != c.want {
+			t.Errorf("notEnvelope(%s) = %v, want %v", c.obj, got, c.want)
+		}
+		checkNotEnvelope(t, "table", c.obj)
+	}
 }

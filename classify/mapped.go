@@ -31,9 +31,31 @@ func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
 	if v.Outcome != JSONRPCError || v.ErrorCode == nil {
 		return Verdict{}, false
 	}
-	v.Reason = codeReason(*v.ErrorCode) + " carried by HTTP " + statusText(at.Status) +
-		" (2026-07-28 maps protocol errors onto HTTP statuses)"
+	v.Reason = mappedReason(*v.ErrorCode, at.Status)
 	return v, true
+}
+
+// mappedReasons are mappedReason's texts of the mappings 2026-07-28 makes.
+var mappedReasons = func() map[[2]int64]string {
+	m := map[[2]int64]string{}
+	for _, c := range [][2]int64{{-32602, 400}, {-32020, 400}, {-32021, 400}, {-32022, 400}, {-32601, 404}} {
+		m[c] = buildMappedReason(c[0], int(c[1]))
+	}
+	return m
+}()
+
+// mappedReason is the reason of a JSON-RPC error code carried by an HTTP
+// status.
+func mappedReason(code int64, status int) string {
+	if r, ok := mappedReasons[[2]int64{code, int64(status)}]; ok {
+		return r
+	}
+	return buildMappedReason(code, status)
+}
+
+func buildMappedReason(code int64, status int) string {
+	return codeReason(code) + " carried by HTTP " + statusText(status) +
+		" (2026-07-28 maps protocol errors onto HTTP statuses)"
 }
 
 // Stateless reports whether version is 2026-07-28 or a later dated version:

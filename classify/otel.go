@@ -1,7 +1,7 @@
 package classify
 
 import (
-	"strings"
+	"unsafe"
 
 	"mcptrace/schema"
 )
@@ -16,11 +16,18 @@ var callerCodes = map[int64]bool{-32700: true, -32600: true, -32601: true, -3260
 // rpc_response_status_code, server_error) and its error kind. It runs
 // last, once the outcome is final.
 func name(v *Verdict, ev *Evidence) {
-	v.ErrorType = errorType(v, ev)
 	v.RPCStatusCode = ""
 	if v.ErrorCode != nil {
 		v.RPCStatusCode = codeText(*v.ErrorCode)
 	}
+	switch v.Outcome {
+	case ToolSuccess, Success, InputRequired:
+		// Nothing failed: errorType, serverError and ErrorKind give no
+		// names, whatever the evidence (the common case, told at once).
+		v.ErrorType, v.ServerError, v.ErrorKind = "", false, ""
+		return
+	}
+	v.ErrorType = errorType(v, ev)
 	v.ServerError = serverError(v, ev)
 	v.ErrorKind = ErrorKind(kindFacts(v, ev))
 }
@@ -43,8 +50,14 @@ func errorType(v *Verdict, ev *Evidence) string {
 		return "tool_error"
 	case Cancelled:
 		return "cancelled"
-	case MalformedJSON, InvalidEnvelope, InvalidToolResult, InvalidResult:
-		return strings.ToLower(v.Outcome)
+	case MalformedJSON:
+		return "malformed_json" // the outcome in lower case
+	case InvalidEnvelope:
+		return "invalid_envelope"
+	case InvalidToolResult:
+		return "invalid_tool_result"
+	case InvalidResult:
+		return "invalid_result"
 	case StreamIncomplete:
 		if last := finalAttempt(ev); last != nil {
 			switch last.StreamEnd {
@@ -119,7 +132,7 @@ func finalStatus(ev *Evidence) int {
 // kindFacts gathers what ErrorKind reads from a verdict and its evidence.
 func kindFacts(v *Verdict, ev *Evidence) KindFacts {
 	f := KindFacts{Outcome: v.Outcome, ErrorType: v.ErrorType, Code: v.ErrorCode, HTTPStatus: finalStatus(ev),
-		OnSession: onSession(ev), Text: v.ErrorMessage}
+		OnSession: v.Outcome == HTTPError && onSession(ev), Text: v.ErrorMessage} // only httpKind reads OnSession
 	last := finalAttempt(ev)
 	switch v.Outcome {
 	case NoResponse:
@@ -149,7 +162,8 @@ func kindFacts(v *Verdict, ev *Evidence) KindFacts {
 func bodyText(at *Attempt) string {
 	for i := range at.Messages {
 		if m := &at.Messages[i]; m.Kind == schema.MsgInvalidJSON || m.Kind == schema.MsgOther {
-			return string(m.Raw)
+			// Read in place: ErrorKind only reads its facts' text.
+			return unsafe.String(unsafe.SliceData(m.Raw), len(m.Raw))
 		}
 	}
 	return ""

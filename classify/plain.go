@@ -130,6 +130,12 @@ func equalLower(s, low string) bool {
 // character, a text that starts as a JSON object or markup or with a byte that is
 // not ASCII, a literal that is not whole. Other bytes are copied as they
 // are, as jsonstr.AppendUnescapedText copies them.
+//
+// It is plainLine run as the line is unescaped, in the same pass: the
+// rolling four bytes are hashed as each byte comes, and the places where
+// a needle may start (the hash is in needleHeads) or a status may stand
+// (a 4 or a 5) are kept, to be looked at once the line is whole (both
+// read bytes after the place).
 func plainLiteral(raw string) bool {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
@@ -139,11 +145,59 @@ func plainLiteral(raw string) bool {
 	// strings.TrimLeft keeps (stripDecoration keeps a printable ASCII
 	// start, except "**" and "__", which move the head on).
 	var buf [hiddenHead]byte
+	var spots [64]int16 // the places to look at (a needle's start, a digit)
+	nspots := 0
+	var w uint32 // the last four bytes, lower-cased, the first lowest
 	k, started := 0, false
-	for i := 1; i < n-1 && k < len(buf); {
+	i := 1
+	// The text's start: white space skipped, then the first byte.
+	for ; i < n-1 && !started; i++ {
 		c := raw[i]
-		switch {
-		case c == '\\':
+		if c == '\\' {
+			if i+2 > n-1 {
+				return false
+			}
+			switch raw[i+1] {
+			case 'n', 'r', 't':
+				i++
+				continue
+			case '"', '\\', '/':
+				c = raw[i+1]
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			default:
+				return false
+			}
+			i++
+		} else if c < ' ' || c == '"' || c >= utf8.RuneSelf {
+			return false
+		} else if c == ' ' {
+			continue
+		}
+		if c == '{' || c == '<' {
+			return false // judged as JSON or markup
+		}
+		// A text starting with '[' is a list of results when it is
+		// valid JSON (not judged) and judged by its first line when it
+		// is not: either way a plain first line is no failure.
+		started = true
+		buf[0] = c
+		k = 1
+		lc := lowerTab[c]
+		w = uint32(lc) << 24
+		if lc == '4' || lc == '5' {
+			spots[0] = 0
+			nspots = 1
+		}
+	}
+	if !started {
+		return false
+	}
+	for i < n-1 && k < len(buf) {
+		c := raw[i]
+		if c == '\\' {
 			if i+2 > n-1 {
 				return false
 			}
@@ -164,24 +218,104 @@ func plainLiteral(raw string) bool {
 				return false
 			}
 			i += 2
-		case c < ' ' || c == '"' || c >= utf8.RuneSelf && !started:
-			// A control character or a quote ends the text (gjson); a
-			// text may start with a byte-order mark or a decoration.
-			return false
-		default:
+		} else if c < ' ' || c == '"' {
+			return false // a control character or a quote ends the text (gjson)
+		} else {
 			i++
 		}
-		if !started {
-			switch c {
-			case ' ', '\t', '\r', '\n':
-				continue
-			case '{', '<':
-				return false // judged as JSON or markup
+		if c == '\n' {
+			break
+		}
+		buf[k] = c
+		lc := lowerTab[c]
+		w = w>>8 | uint32(lc)<<24
+		spot := -1
+		if lc == '4' || lc == '5' {
+			spot = k
+		} else if k >= 3 {
+			if h := w * 0x9E3779B1 >> 16; needleHeads[h/64]&(1<<(h%64)) != 0 {
+				spot = k - 3
 			}
-			// A text starting with '[' is a list of results when it is
-			// valid JSON (not judged) and judged by its first line when
-			// it is not: either way a plain first line is no failure.
-			started = true
+		}
+		k++
+		if spot >= 0 {
+			if nspots == len(spots) {
+				return plainLineTail(buf[:k], raw[i:])
+			}
+			spots[nspots] = int16(spot)
+			nspots++
+		}
+	}
+	if k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
+		return false
+	}
+	for k > 0 && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {
+		k--
+	}
+	line := unsafe.String(&buf[0], k)
+	for _, p := range spots[:nspots] {
+		if p >= int16(k) {
+			continue // past the trimmed line (places are not in order)
+		}
+		if c := line[p]; c == '4' || c == '5' {
+			if statusLike(line, int(p)) {
+				return false
+			}
+			// A digit ends no needle head: a needle may still start
+			// three bytes before it.
+			if p >= 3 && needleAtHash(line, int(p)) {
+				return false
+			}
+			continue
+		}
+		if int(p)+3 < k && needleAt(line[p:]) {
+			return false
+		}
+	}
+	return true
+}
+
+// needleAtHash: the four bytes of line ending at i hash into needleHeads
+// and a needle starts there (plainLine's test at i).
+func needleAtHash(line string, i int) bool {
+	w := uint32(lowerTab[line[i-3]]) | uint32(lowerTab[line[i-2]])<<8 | uint32(lowerTab[line[i-1]])<<16 | uint32(lowerTab[line[i]])<<24
+	h := w * 0x9E3779B1 >> 16
+	return needleHeads[h/64]&(1<<(h%64)) != 0 && needleAt(line[i-3:])
+}
+
+// plainLineTail finishes plainLiteral the slow way when its line has more
+// places to look at than it keeps: the old copy goes on (rest is raw from
+// where the copy stopped), then plainLine.
+func plainLineTail(head []byte, rest string) bool {
+	var buf [hiddenHead]byte
+	k := copy(buf[:], head)
+	for i := 0; i < len(rest)-1 && k < len(buf); {
+		c := rest[i]
+		if c == '\\' {
+			if i+2 > len(rest)-1 {
+				return false
+			}
+			switch rest[i+1] {
+			case '"', '\\', '/':
+				c = rest[i+1]
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			default:
+				return false
+			}
+			i += 2
+		} else if c < ' ' || c == '"' {
+			return false
+		} else {
+			i++
 		}
 		if c == '\n' {
 			break
@@ -189,7 +323,7 @@ func plainLiteral(raw string) bool {
 		buf[k] = c
 		k++
 	}
-	if !started || k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
+	if k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
 		return false
 	}
 	for k > 0 && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {

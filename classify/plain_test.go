@@ -49,6 +49,9 @@ func checkPlain(t testing.TB, where, text string) bool {
 // finds nothing in.
 func checkPlainLiteral(t testing.TB, where, raw string) bool {
 	t.Helper()
+	if got, want := plainLiteral(raw), oldPlainLiteral(raw); got != want {
+		t.Fatalf("%s: plainLiteral(%.300q) = %v, the one it replaced says %v", where, raw, got, want)
+	}
 	if len(raw) > hiddenEnvelope || !plainLiteral(raw) {
 		return false
 	}
@@ -81,6 +84,17 @@ func TestPlainLiteral(t *testing.T) {
 			t.Errorf("plainLiteral(%s) does not pass a plain text", raw)
 		}
 		checkPlainLiteral(t, "table", raw)
+	}
+	// Lines with more places to look at than plainLiteral keeps (digits
+	// 4 and 5, needle heads), a needle or a status past them, a status
+	// or needle cut by the trimmed end.
+	for _, fill := range []string{"4471 ", "5 ", "erro ", "4", "time ", "x"} {
+		for _, end := range []string{"", " 503", " Error: x", " failed", " 4040", "erro", " 50 ", "  \t "} {
+			for _, n := range []int{1, 7, 8, 9, 60, 64, 65, 70, 200} {
+				checkPlainLiteral(t, "spots", `"`+strings.Repeat(fill, n)+end+`"`)
+				checkPlainLiteral(t, "spots", `"`+strings.Repeat(fill, n)+end+`\nError: y"`)
+			}
+		}
 	}
 }
 
@@ -159,7 +173,8 @@ func TestPlainLineOnTraffic(t *testing.T) {
 // FuzzPlainLine: on any line the prefilter passes, and in the text of any
 // literal plainLiteral passes, the rules find nothing.
 func FuzzPlainLine(f *testing.F) {
-	for _, s := range []string{"ok", "Error: x", "x 503 y", "Found 3 \"x\": a", "ls: cannot", "ÄRROR: x", "a\u212aerror"} {
+	for _, s := range []string{"ok", "Error: x", "x 503 y", "Found 3 \"x\": a", "ls: cannot", "ÄRROR: x", "a\u212aerror",
+		strings.Repeat("4471 ", 30) + "Error: x", strings.Repeat("timeo ", 20) + "503"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

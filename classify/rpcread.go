@@ -101,7 +101,14 @@ func resultOf(m *schema.Message) resultView {
 func hiddenFailureOf(m *schema.Message) (bool, string) {
 	if p := m.RPC; p != nil {
 		r := &p.Res
-		return hiddenFailure(r.Texts[0], r.TextBlocks > 0 && r.FirstText, r.StructuredContent)
+		sc := r.StructuredContent
+		if len(sc) > 0 && sc[0] == '{' && notEnvelope(sc) {
+			// The decoder read the message in its validating pass, so
+			// structuredContent is valid JSON, and its first members
+			// already rule an envelope out (jsonhead.go).
+			sc = ""
+		}
+		return hiddenFailure(r.Texts[0], r.TextBlocks > 0 && r.FirstText, sc)
 	}
 	return HiddenFailure(gjson.GetBytes(m.Raw, "result"))
 }
