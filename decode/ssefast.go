@@ -169,6 +169,14 @@ func (st *sseStream) event() {
 		return
 	}
 	st.h.SSEEvents++
+	if st.h.SSEEvents > d.Limits.SSEEvents() {
+		// Past the event limit: the line is quarantined (Line); the rest
+		// of the stream is scanned, not read into messages.
+		if d.over == nil {
+			d.over = d.Limits.eventsErr()
+		}
+		return
+	}
 	st.last, st.lastFrom, st.lastTo = i, len(d.msgs), len(d.msgs)
 	body := bytes.TrimSpace(d.data)
 	if len(body) == 0 {

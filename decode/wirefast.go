@@ -23,7 +23,12 @@ type WireDecoder struct {
 	// that a stream of a million progress events is not a million
 	// messages. Whoever reads the observations must count Folded.
 	Fold bool
+	// Limits are the record limits (recordlimits.go); zero fields are the
+	// defaults. A line past one is an error (ReasonBodyTooLarge,
+	// ReasonTooManyEvents), as the general decoder says it.
+	Limits Limits
 
+	over  *LineError // the record limit the line being read went past
 	s     scanner
 	w     wireScan
 	r     msgReader
@@ -140,15 +145,23 @@ func (d *WireDecoder) Line(line []byte, pos schema.Position) (*schema.Observatio
 	d.s = scanner{b: line, utf8: true}
 	d.w = wireScan{}
 	d.times = d.times[:0]
+	d.over = nil
 	if d.scanLine() {
 		if o, ok := d.build(pos); ok {
+			if d.over != nil {
+				// Past a record limit: what was built is dropped.
+				err := d.over
+				d.over = nil
+				return nil, err
+			}
 			return o, nil
 		}
 	}
+	d.over = nil
 	// Anything the one pass does not settle (an invalid line, a value out
 	// of the ordinary, a member given twice) is decoded the general way,
 	// which also says why a line is quarantined.
-	o, err := wireLineGJSON(line, pos)
+	o, err := wireLineGJSON(line, pos, d.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -621,6 +634,12 @@ func (d *WireDecoder) build(pos schema.Position) (*schema.Observation, bool) {
 		if !d.buildHTTP(&o, &h, &a) {
 			return nil, false
 		}
+		if d.over != nil {
+			// Past a record limit (Line reports it): nothing is kept.
+			clear(d.msgs)
+			clear(d.rpcs)
+			return nil, true
+		}
 	case w.stdio.kind == schema.JSONObject:
 		switch {
 		case d.is(w.dir, schema.DirClientToServer):
@@ -730,10 +749,16 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 			}
 		}
 		if w.reqBody.kind == schema.JSONString {
+			if d.overBody(w.reqBody, "request") {
+				return true
+			}
 			h.RequestHasBody = true
 			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
 		}
 		if w.respBody.kind == schema.JSONString {
+			if d.overBody(w.respBody, "response") {
+				return true
+			}
 			h.BodyRecorded = true
 			lit := d.s.b[w.respBody.start+1 : w.respBody.end-1]
 			if h.SSE {
@@ -755,6 +780,9 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		}
 		h.FailureMessage = d.text(w.failMsg)
 		if w.reqBody.kind == schema.JSONString {
+			if d.overBody(w.reqBody, "request") {
+				return true
+			}
 			h.RequestHasBody = true
 			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
 		}
@@ -769,6 +797,26 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 			o.SessionID = d.internStr(s)
 		}
 	}
+	return true
+}
+
+// overBody reports whether the body string t is longer, decoded, than the
+// body limit, and then sets d.over. A literal is never shorter than what it
+// decodes to, so only one longer than the limit is decoded to measure it.
+func (d *WireDecoder) overBody(t tok, which string) bool {
+	lit := d.s.b[t.start+1 : t.end-1]
+	limit := d.Limits.Body()
+	if int64(len(lit)) <= limit {
+		return false
+	}
+	n := int64(len(lit))
+	if t.esc {
+		n = unescapedLen(lit)
+	}
+	if n <= limit {
+		return false
+	}
+	d.over = d.Limits.bodyErr(which, n)
 	return true
 }
 
