@@ -67,6 +67,7 @@
 //   - The line limit (LineLimiter, MaxLine; DefaultMaxLine 16 MiB; ingest
 //     -max-line): a longer line is quarantined as ReasonLineTooLong and
 //     skipped up to its newline; decoding goes on.
+//
 //   - The document limit (DocumentLimiter, MaxDocument; DefaultMaxDocument
 //     256 MiB; ingest -max-document): a whole-document input (Inspector
 //     export, a pretty-printed OTLP document) larger than it is quarantined
@@ -89,10 +90,11 @@
 //     every format that has HTTP bodies; the wire one pass measures a
 //     literal only when it is longer than the limit, and stops reading a
 //     stream's events into messages at the limit.
+//
 //   - The depth limit (MaxDepth, SetMaxDepth; DefaultMaxDepth 512; ingest
 //     -max-depth): process-wide, read as each line or document is checked.
 //
-// After such a record the decoder returns an error wrapping ErrLimit: the
+// After a record past the document limit the decoder returns an error wrapping ErrLimit: the
 // record is already quarantined, and the caller must neither report it again
 // nor read the rest of the input.
 //
