@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -227,4 +228,36 @@ func TestUnescapedLen(t *testing.T) {
 			t.Errorf("%q: %d, want %d", s, got, want)
 		}
 	}
+}
+
+// FuzzRecordLimits holds the one pass to the general decoder under small
+// record limits: both refuse the same lines with the same reason and
+// detail, and a line either refuses decodes as it does without limits.
+func FuzzRecordLimits(f *testing.F) {
+	for _, l := range hostileWireLines() {
+		f.Add([]byte(l), uint16(64), uint8(2))
+	}
+	f.Add([]byte(wireWith(limReq, limResp(100), "application/json")), uint16(150), uint8(1))
+	f.Add([]byte(wireWith(limReq, limStream(3), "text/event-stream")), uint16(4000), uint8(3))
+	f.Add([]byte(wireWith(limReq, `{"jsonrpc":"2.0","id":1,"result":{"t":"`+strings.Repeat(`\u00e9`, 40)+`"}}`, "application/json")), uint16(100), uint8(1))
+	d := NewWireDecoder()
+	free := NewWireDecoder()
+	f.Fuzz(func(t *testing.T, line []byte, maxBody uint16, maxEvents uint8) {
+		lim := Limits{MaxBody: int64(maxBody) + 1, MaxSSEEvents: int(maxEvents) + 1}
+		d.Limits = lim
+		pos := schema.Position{Source: "f", Line: 1}
+		_, err := d.Line(line, pos)
+		_, gerr := wireLineGJSON(line, pos, lim)
+		if (err == nil) != (gerr == nil) || (err != nil && err.Error() != gerr.Error()) {
+			t.Fatalf("one pass: %v; general: %v", err, gerr)
+		}
+		var le *LineError
+		if err == nil || !errors.As(err, &le) || (le.Reason != ReasonBodyTooLarge && le.Reason != ReasonTooManyEvents) {
+			return
+		}
+		// Refused for a limit only: without limits the line decodes.
+		if _, ferr := free.Line(line, pos); ferr != nil {
+			t.Fatalf("refused for %s, but without limits: %v", le.Reason, ferr)
+		}
+	})
 }
