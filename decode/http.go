@@ -125,7 +125,14 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) error {
 					}
 					ev.SSEEvents++
 					if ev.SSEEvents > p.Limits.SSEEvents() {
-						return p.Limits.eventsErr()
+						// Counted to the end, not read.
+						n := ev.SSEEvents
+						for _, e := range events[i+1:] {
+							if e.Type == "" || e.Type == "message" {
+								n++
+							}
+						}
+						return p.Limits.eventsErr(n)
 					}
 					n := len(obs.Messages)
 					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)

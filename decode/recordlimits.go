@@ -79,9 +79,10 @@ func (l Limits) bodyErr(which string, n int64) *LineError {
 	return lineErr(ReasonBodyTooLarge, "%s body of %d bytes is over -max-body %d bytes; the record is quarantined whole (its exchange is not judged on a body cut or dropped)", which, n, l.Body())
 }
 
-// eventsErr is the error of a stream with more message events than the limit.
-func (l Limits) eventsErr() *LineError {
-	return lineErr(ReasonTooManyEvents, "event stream has more than -max-sse-events %d message events; the record is quarantined whole (its exchange is not judged on a stream cut at the limit); events past the limit were counted, not read", l.SSEEvents())
+// eventsErr is the error of a stream of n message events, more than the
+// limit.
+func (l Limits) eventsErr(n int) *LineError {
+	return lineErr(ReasonTooManyEvents, "event stream of %d message events is over -max-sse-events %d; the record is quarantined whole (its exchange is not judged on a stream cut at the limit); the events past the limit were counted, not read", n, l.SSEEvents())
 }
 
 // unescapedLen is the length of the JSON string literal lit (without its

@@ -119,7 +119,7 @@ func TestSSEEventLimit(t *testing.T) {
 		t.Fatalf("5 events at a limit of 5: %v %v", o, le)
 	}
 	_, le = bothPaths(t, line, Limits{MaxSSEEvents: 4})
-	if le == nil || le.Reason != ReasonTooManyEvents || !strings.Contains(le.Detail, "more than -max-sse-events 4 message events") {
+	if le == nil || le.Reason != ReasonTooManyEvents || !strings.Contains(le.Detail, "event stream of 5 message events is over -max-sse-events 4") {
 		t.Fatalf("5 events at a limit of 4: %v", le)
 	}
 	// Folded or not, every event counts.

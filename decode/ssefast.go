@@ -170,11 +170,9 @@ func (st *sseStream) event() {
 	}
 	st.h.SSEEvents++
 	if st.h.SSEEvents > d.Limits.SSEEvents() {
-		// Past the event limit: the line is quarantined (Line); the rest
-		// of the stream is scanned, not read into messages.
-		if d.over == nil {
-			d.over = d.Limits.eventsErr()
-		}
+		// Past the event limit: the line is quarantined (buildHTTP); the
+		// rest of the stream is counted, not read into messages.
+		d.overEvents = true
 		return
 	}
 	st.last, st.lastFrom, st.lastTo = i, len(d.msgs), len(d.msgs)

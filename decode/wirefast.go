@@ -28,13 +28,14 @@ type WireDecoder struct {
 	// ReasonTooManyEvents), as the general decoder says it.
 	Limits Limits
 
-	over  *LineError // the record limit the line being read went past
-	s     scanner
-	w     wireScan
-	r     msgReader
-	msgs  []schema.Message
-	rpcs  []schema.RPC
-	times []time.Time
+	over       *LineError // the record limit the line being read went past
+	overEvents bool       // the stream being read has more events than the limit
+	s          scanner
+	w          wireScan
+	r          msgReader
+	msgs       []schema.Message
+	rpcs       []schema.RPC
+	times      []time.Time
 	// Event-stream scratch: the current line, the event's data, type and
 	// id buffers, the stream's last event id.
 	line, data, typ, id, held, tmp []byte
@@ -145,7 +146,7 @@ func (d *WireDecoder) Line(line []byte, pos schema.Position) (*schema.Observatio
 	d.s = scanner{b: line, utf8: true}
 	d.w = wireScan{}
 	d.times = d.times[:0]
-	d.over = nil
+	d.over, d.overEvents = nil, false
 	if d.scanLine() {
 		if o, ok := d.build(pos); ok {
 			if d.over != nil {
@@ -764,6 +765,10 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 			if h.SSE {
 				h.BodyEmpty = litIsSpace(lit)
 				d.stream(o, h, a, lit)
+				if d.overEvents {
+					d.over = d.Limits.eventsErr(h.SSEEvents)
+					return true
+				}
 			} else {
 				h.BodyEmpty = d.bodyMessages(a, w.respBody, schema.InResponseBody, o.EndTime)
 			}

@@ -114,7 +114,7 @@ func TestRecordLimitsEndToEnd(t *testing.T) {
 		detail string
 	}{
 		"body_too_large":      {2, fmt.Sprintf("response body of %d bytes is over -max-body 2000 bytes", len(limitResult(2, 3000)))},
-		"too_many_sse_events": {3, "more than -max-sse-events 5 message events"},
+		"too_many_sse_events": {3, "event stream of 10 message events is over -max-sse-events 5"},
 		"nesting_too_deep":    {4, "JSON nests deeper than 32 levels (-max-depth)"},
 	}
 	rows := readQuarantine(t, out)
