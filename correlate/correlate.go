@@ -29,6 +29,7 @@ type Stats struct {
 	Exchanges        int64
 	Closed           int64 // conversations ended (DELETE, idle timeout, end of input)
 	HoldCuts         int64 // conversations closed by MaxHold while still active
+	Evicted          int64 // conversations ended early by MaxOpen (openlimit.go)
 }
 
 // Add sums two Stats.
@@ -45,6 +46,7 @@ func (s *Stats) Add(o Stats) {
 	s.Exchanges += o.Exchanges
 	s.Closed += o.Closed
 	s.HoldCuts += o.HoldCuts
+	s.Evicted += o.Evicted
 }
 
 // Correlator pairs and classifies the messages of the conversations routed
@@ -73,6 +75,15 @@ type Correlator struct {
 	// session or a connection remembers for the requests that follow
 	// (state.go): 0, DefaultHistory; negative: no bound.
 	History int
+	// MaxOpen bounds the conversations this correlator holds open at once
+	// (0: no bound): a new conversation past it ends the least recently
+	// active one early (openlimit.go), its rows marked HoldCut and their
+	// reason naming the limit. MaxOpenTotal is the run's limit that
+	// MaxOpen is this shard's share of, for that reason (0: MaxOpen).
+	MaxOpen, MaxOpenTotal int
+
+	lruHead, lruTail *conversation // open conversations, most recently active first (openlimit.go)
+	evicting         bool          // close is ending a conversation at MaxOpen
 
 	late bool // the observation being added is late
 
@@ -225,10 +236,12 @@ type conversation struct {
 	ended   bool // its session was deleted
 	expired bool // a request on its session got 404
 	linked  bool // it has told the Linker about a request (client side only)
-	cut     bool // closed by MaxHold while still active: its rows say so
+	cut     bool // closed by MaxHold (or MaxOpen) while still active: its rows say so
 	byFile  bool // keyed by its source file: no session, no connection (ids.go)
 	// closingNow: it closes at the Mark being applied (ids.go).
 	closingNow bool
+
+	lruPrev, lruNext *conversation // the order of activity (openlimit.go)
 }
 
 // convRare is the part of a conversation that most never use (state.go,
@@ -467,7 +480,13 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		// the same way.
 		c.close(old)
 	}
+	if c.MaxOpen > 0 && c.convs[string(c.keyBuf)] == nil {
+		c.evictForNew() // a new conversation: the oldest end past MaxOpen
+	}
 	cv := c.conv(o)
+	if c.MaxOpen > 0 {
+		c.lruTouch(cv)
+	}
 	stampSent(o)
 	c.release(cv, o)
 	c.wm = watermark
@@ -1340,6 +1359,7 @@ func (c *Correlator) close(cv *conversation) {
 	cv.openList = nil
 	cv.byID, cv.calls = idIndex{}, callIndex{}
 	delete(c.convs, cv.key)
+	c.lruUnlink(cv)
 	for _, lk := range cv.logs {
 		if set := c.byLog[lk]; set != nil {
 			delete(set, cv)

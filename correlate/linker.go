@@ -108,6 +108,9 @@ func (c *Correlator) emit(it Item) {
 func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, hold bool) {
 	if c.cutting {
 		row.HoldCut = true
+		if c.evicting {
+			row.Reason += c.evictedReason()
+		}
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: c.emitted(&row), hold: hold}
 	if hold {
@@ -121,6 +124,9 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchange, hold bool) {
 	if c.cutting {
 		row.HoldCut = true
+		if c.evicting {
+			row.Reason += c.evictedReason()
+		}
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}
 	if hold || !ex.diag.stuckSince.IsZero() {

@@ -67,6 +67,7 @@
 //   - The line limit (LineLimiter, MaxLine; DefaultMaxLine 16 MiB; ingest
 //     -max-line): a longer line is quarantined as ReasonLineTooLong and
 //     skipped up to its newline; decoding goes on.
+//
 //   - The document limit (DocumentLimiter, MaxDocument; DefaultMaxDocument
 //     256 MiB; ingest -max-document): a whole-document input (Inspector
 //     export, a pretty-printed OTLP document) larger than it is quarantined
@@ -80,7 +81,20 @@
 //     entry past it is quarantined as ReasonDocumentTooLarge where it is and
 //     decoding goes on; the document may be harReadFactor times the limit.
 //
-// After such a record the decoder returns an error wrapping ErrLimit: the
+//   - The record limits (RecordLimiter, LimitsOf, recordlimits.go; ingest
+//     -max-body, DefaultMaxBody 64 MiB, and -max-sse-events,
+//     DefaultMaxSSEEvents 1,048,576): a record with an HTTP body longer,
+//     as decoded, or an event stream of more message events is
+//     quarantined whole (ReasonBodyTooLarge, ReasonTooManyEvents, the
+//     flag and value named) and decoding goes on. BuildHTTP refuses it for
+//     every format that has HTTP bodies; the wire one pass measures a
+//     literal only when it is longer than the limit, and stops reading a
+//     stream's events into messages at the limit.
+//
+//   - The depth limit (MaxDepth, SetMaxDepth; DefaultMaxDepth 512; ingest
+//     -max-depth): process-wide, read as each line or document is checked.
+//
+// After a record past the document limit the decoder returns an error wrapping ErrLimit: the
 // record is already quarantined, and the caller must neither report it again
 // nor read the rest of the input.
 //

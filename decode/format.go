@@ -160,13 +160,18 @@ func init() {
 // wire logs into chunks decoded in parallel; this is the same decoding for a
 // caller that has one reader.
 func decodeWireFile(source string, r io.Reader, e Emitter) error {
+	d := wirePool.Get().(*WireDecoder)
+	defer wirePool.Put(d)
+	lim := LimitsOf(e)
 	return eachRecordLine(source, r, e, func(pos schema.Position, line []byte) {
-		o, err := WireLine(line, pos)
+		d.Limits = lim
+		o, err := d.Line(line, pos)
+		d.Limits = Limits{}
 		if err != nil {
 			le, _ := err.(*LineError)
 			e.Quarantine(pos, le.Reason, le.Detail, line)
 			return
 		}
-		e.Observation(&o)
+		e.Observation(o)
 	})
 }

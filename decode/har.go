@@ -121,7 +121,8 @@ type harDecoder struct {
 	// legacy holds the session ids of 2024-11-05 HTTP+SSE traffic: the
 	// sessionId of an endpoint event, or of a URL POSTed to and answered 202.
 	legacy    map[string]bool
-	legacyAny bool // the file holds HTTP+SSE traffic
+	legacyAny bool   // the file holds HTTP+SSE traffic
+	lim       Limits // record limits (LimitsOf the run's Emitter)
 }
 
 // survey looks at an entry, before any is emitted, for evidence of the legacy
@@ -314,7 +315,12 @@ func (d *harDecoder) entry(pos schema.Position, ent gjson.Result) {
 		o.EndTime = start.Add(time.Duration(ms.Num * float64(time.Millisecond)))
 		p.ReceiveStart = harReceiveStart(start, o.EndTime, f.timings)
 	}
-	BuildHTTP(o, &p)
+	p.Limits = d.lim
+	if err := BuildHTTP(o, &p); err != nil {
+		le := err.(*LineError)
+		d.e.Quarantine(pos, le.Reason, fmt.Sprintf("HAR entry %d: %s", pos.Line, le.Detail), clipRawStr(ent.Raw))
+		return
+	}
 	if d.isLegacy(o, &p) {
 		o.Transport = schema.TransportHTTPSSE
 	}

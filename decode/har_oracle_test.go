@@ -25,8 +25,8 @@ func decodeHARWhole(source string, r io.Reader, e Emitter) error {
 	case IsBlank(data):
 		e.Quarantine(doc, ReasonNotJSON, "empty input: not a HAR document", data)
 		return nil
-	case depthExceeds(data, MaxDepth):
-		e.Quarantine(doc, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth), clipRaw(data))
+	case depthExceeds(data, MaxDepth()):
+		e.Quarantine(doc, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels (-max-depth)", MaxDepth()), clipRaw(data))
 		return nil
 	case !validJSON(data):
 		e.Quarantine(doc, ReasonNotJSON, "not valid JSON (truncated or corrupt HAR document)", clipRaw(data))

@@ -313,7 +313,7 @@ func TestHARNotJSON(t *testing.T) {
 	if len(c.quar) != 1 || c.quar[0].reason != ReasonNotObject {
 		t.Errorf("array: %+v", c.quar)
 	}
-	c = decodeString(t, FormatHAR, "x.har", strings.Repeat("[", MaxDepth+1)+strings.Repeat("]", MaxDepth+1))
+	c = decodeString(t, FormatHAR, "x.har", strings.Repeat("[", MaxDepth()+1)+strings.Repeat("]", MaxDepth()+1))
 	if len(c.quar) != 1 || c.quar[0].reason != ReasonTooDeep {
 		t.Errorf("deep: %+v", c.quar)
 	}
@@ -701,7 +701,7 @@ func FuzzHAR(f *testing.F) {
 			t.Fatal(err)
 		}
 		n, doc := 1, strings.TrimPrefix(text, "\xef\xbb\xbf")
-		if gjson.Valid(doc) && !depthExceeds([]byte(doc), MaxDepth) && gjson.Parse(doc).IsObject() {
+		if gjson.Valid(doc) && !depthExceeds([]byte(doc), MaxDepth()) && gjson.Parse(doc).IsObject() {
 			if es := gjson.Get(doc, "log.entries"); es.IsArray() {
 				n = len(es.Array())
 			}

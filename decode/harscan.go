@@ -193,7 +193,7 @@ func (s *docScanner) badInStr(c int, skip bool) bool {
 
 func (s *docScanner) push() bool {
 	s.depth++
-	if s.depth > MaxDepth {
+	if s.depth > MaxDepth() {
 		if s.fail == scanOK {
 			s.fail = scanDeep
 		}
@@ -527,6 +527,7 @@ func hexVal(c byte) int {
 func (s *docScanner) drain(limit int64, count bool) (ended, deep bool) {
 	s.mark = -1
 	depth, inStr, skip := s.depth, s.errInStr, s.errSkip
+	maxDepth := MaxDepth()
 	fail := s.fail
 	s.fail = scanOK // let fill read on
 	s.cap = 0
@@ -554,7 +555,7 @@ func (s *docScanner) drain(limit int64, count bool) (ended, deep bool) {
 					inStr = true
 				case '{', '[':
 					depth++
-					if depth > MaxDepth {
+					if depth > maxDepth {
 						deep = true
 					}
 				case '}', ']':

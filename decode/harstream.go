@@ -74,7 +74,7 @@ const harHeadBytes = 3 + maxQuarantineRaw
 func decodeHARFile(source string, r io.Reader, e Emitter) error {
 	limit := MaxDocument(e)
 	stop := stopFunc(e)
-	d := &harDecoder{source: source, e: e, legacy: map[string]bool{}}
+	d := &harDecoder{source: source, e: e, legacy: map[string]bool{}, lim: LimitsOf(e)}
 	h := &harScan{d: d, limit: limit, stop: stop, s: newDocScanner(r, stop, limit, harHeadBytes)}
 	defer h.sp.close()
 	doc := schema.Position{Source: source, Line: 1}
@@ -141,7 +141,7 @@ func decodeHARFile(source string, r io.Reader, e Emitter) error {
 			e.Quarantine(doc, ReasonDocumentTooLarge, fmt.Sprintf("the HAR document is broken at byte %d and goes on for more than %d bytes (the document limit) after it; the rest of the input was not read (raise -max-document)", at, limit), s.head[:min(len(s.head), excerptBytes)])
 			return fmt.Errorf("%w: the HAR document goes on for more than %d bytes after byte %d, where it is not JSON", ErrLimit, limit, at)
 		case deepAlready || deep:
-			e.Quarantine(doc, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth), clipRaw(raw))
+			e.Quarantine(doc, ReasonTooDeep, depthDetail("JSON"), clipRaw(raw))
 		default:
 			e.Quarantine(doc, ReasonNotJSON, "not valid JSON (truncated or corrupt HAR document)", clipRaw(raw))
 		}

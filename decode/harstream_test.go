@@ -130,16 +130,16 @@ func harOddDocs() map[string]string {
 		"literal root":        `null`,
 		"trailing garbage":    harDoc(good) + ` x`,
 		"two documents":       harDoc(good) + harDoc(good),
-		"deep in an entry":    harDoc(good, strings.Repeat("[", MaxDepth)+strings.Repeat("]", MaxDepth)),
-		"deep enough":         harDoc(good, strings.Repeat("[", MaxDepth-3)+strings.Repeat("]", MaxDepth-3)),
-		"deep after entries":  `{"log":{"entries":[` + good + `]},"x":` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `}`,
-		"deep and broken":     `{"log":{"entries":[` + good + `]},"x":tru` + strings.Repeat("[", MaxDepth+2),
-		"broken then deep":    `{"log":{"entries":[x` + strings.Repeat("{", MaxDepth+2),
-		"broken in string":    `{"log":{"entries":["a` + "\x01" + `[[[` + strings.Repeat("[", MaxDepth) + `"]}}`,
-		"bad escape":          `{"log":{"entries":["\x` + strings.Repeat("[", MaxDepth) + `"]}}`,
-		"bad escape quote":    `{"log":{"entries":["\q"` + strings.Repeat("[", MaxDepth) + `]}}`,
-		"bad hex":             `{"log":{"entries":["\u00"` + strings.Repeat("[", MaxDepth) + `]}}`,
-		"bad hex in key":      `{"lo\u0g":{"entries":[]}}` + strings.Repeat("[", MaxDepth+1),
+		"deep in an entry":    harDoc(good, strings.Repeat("[", MaxDepth())+strings.Repeat("]", MaxDepth())),
+		"deep enough":         harDoc(good, strings.Repeat("[", MaxDepth()-3)+strings.Repeat("]", MaxDepth()-3)),
+		"deep after entries":  `{"log":{"entries":[` + good + `]},"x":` + strings.Repeat("[", MaxDepth()) + strings.Repeat("]", MaxDepth()) + `}`,
+		"deep and broken":     `{"log":{"entries":[` + good + `]},"x":tru` + strings.Repeat("[", MaxDepth()+2),
+		"broken then deep":    `{"log":{"entries":[x` + strings.Repeat("{", MaxDepth()+2),
+		"broken in string":    `{"log":{"entries":["a` + "\x01" + `[[[` + strings.Repeat("[", MaxDepth()) + `"]}}`,
+		"bad escape":          `{"log":{"entries":["\x` + strings.Repeat("[", MaxDepth()) + `"]}}`,
+		"bad escape quote":    `{"log":{"entries":["\q"` + strings.Repeat("[", MaxDepth()) + `]}}`,
+		"bad hex":             `{"log":{"entries":["\u00"` + strings.Repeat("[", MaxDepth()) + `]}}`,
+		"bad hex in key":      `{"lo\u0g":{"entries":[]}}` + strings.Repeat("[", MaxDepth()+1),
 		"bad escape in key":   `{"lo\g":{"entries":[]}}`,
 		"control in key":      "{\"lo\x01g\":{}}",
 		"numbers":             harDoc(`0`, `-0`, `1e5`, `1E+5`, `1.25e-3`, `-12.5`),
@@ -244,7 +244,7 @@ func TestHARStreamMatchesWholeAtTheLimit(t *testing.T) {
 	sameAsWhole(t, "blank at the limit", strings.Repeat("\n", 1<<20), 1<<20)
 	sameAsWhole(t, "blank at the limit with a BOM", "\xef\xbb\xbf"+strings.Repeat("\n", 1<<20), 1<<20)
 	sameAsWhole(t, "blank one past the limit", strings.Repeat("\n", 1<<20+1), 1<<20)
-	sameAsWhole(t, "deep past the limit", strings.Repeat("[", MaxDepth+1)+strings.Repeat(" ", 3<<20), 1<<20)
+	sameAsWhole(t, "deep past the limit", strings.Repeat("[", MaxDepth()+1)+strings.Repeat(" ", 3<<20), 1<<20)
 }
 
 // FuzzHARStream holds the streaming decoder to the whole-document one on

@@ -54,13 +54,22 @@ type HTTPParts struct {
 	// they can have come.
 	EventTimes   []time.Time
 	ReceiveStart time.Time
+
+	// Limits are the record limits (recordlimits.go): BuildHTTP refuses a
+	// body or a stream past them.
+	Limits Limits
 }
 
 // BuildHTTP fills obs.HTTP and appends the messages of both bodies. It also
 // sets obs.SessionID (Mcp-Session-Id of the request or response, or the
 // legacy sessionId query parameter) and obs.ProtocolVersion
 // (MCP-Protocol-Version) when the caller left them empty.
-func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
+//
+// A body longer than p.Limits' body limit, or an event stream with more
+// message events than its event limit, is an error (a *LineError,
+// ReasonBodyTooLarge or ReasonTooManyEvents, the limit named): obs is then
+// not to be used, and the caller quarantines the record.
+func BuildHTTP(obs *schema.Observation, p *HTTPParts) error {
 	ev := &schema.HTTPEvidence{Method: strings.ToUpper(p.Method), URL: p.URL}
 	obs.HTTP = ev
 	ev.LastEventID = HeaderValue(p.ReqHeaders, "Last-Event-ID")
@@ -71,6 +80,9 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 		obs.ProtocolVersion = HeaderValue(p.ReqHeaders, "MCP-Protocol-Version")
 	}
 	if p.ReqBody != nil {
+		if n := int64(len(*p.ReqBody)); n > p.Limits.Body() {
+			return p.Limits.bodyErr("request", n)
+		}
 		ev.RequestHasBody = true
 		n := len(obs.Messages)
 		obs.Messages = AppendMessages(obs.Messages, []byte(*p.ReqBody), schema.InRequestBody, 0)
@@ -89,6 +101,9 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 		ev.SSE = ev.ContentType == "text/event-stream"
 		if p.RespBody != nil {
 			body := *p.RespBody
+			if n := int64(len(body)); n > p.Limits.Body() {
+				return p.Limits.bodyErr("response", n)
+			}
 			ev.BodyRecorded = true
 			ev.BodyEmpty = strings.TrimSpace(body) == ""
 			if ev.SSE {
@@ -109,6 +124,16 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 						continue
 					}
 					ev.SSEEvents++
+					if ev.SSEEvents > p.Limits.SSEEvents() {
+						// Counted to the end, not read.
+						n := ev.SSEEvents
+						for _, e := range events[i+1:] {
+							if e.Type == "" || e.Type == "message" {
+								n++
+							}
+						}
+						return p.Limits.eventsErr(n)
+					}
 					n := len(obs.Messages)
 					obs.Messages = AppendMessages(obs.Messages, []byte(e.Data), where, i+1)
 					stampAt(obs.Messages[n:], eventTime(obs, p, where, i, len(events)))
@@ -130,6 +155,7 @@ func BuildHTTP(obs *schema.Observation, p *HTTPParts) {
 	if obs.SessionID == "" {
 		obs.SessionID = sessionFromURL(ev.URL)
 	}
+	return nil
 }
 
 // eventTime is when the i-th of n dispatched events of a stream arrived:

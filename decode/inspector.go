@@ -83,8 +83,8 @@ func inspDecodeArray(source string, r io.Reader, e Emitter, kind string, entry f
 			e.Quarantine(pos, ReasonNotJSON, fmt.Sprintf("Inspector %s export: %s", kind, bad), raw)
 		case !utf8.Valid(raw):
 			e.Quarantine(pos, ReasonInvalidUTF8, fmt.Sprintf("Inspector %s entry %d is not valid UTF-8", kind, idx), raw)
-		case depthExceeds(raw, MaxDepth):
-			e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("Inspector %s entry %d nests deeper than %d levels", kind, idx, MaxDepth), raw)
+		case depthExceeds(raw, MaxDepth()):
+			e.Quarantine(pos, ReasonTooDeep, depthDetail(fmt.Sprintf("Inspector %s entry %d", kind, idx)), raw)
 		case !validJSON(raw):
 			e.Quarantine(pos, ReasonNotJSON, fmt.Sprintf("Inspector %s entry %d is not valid JSON", kind, idx), raw)
 		default:
@@ -245,7 +245,12 @@ func inspNetworkEntry(pos schema.Position, v gjson.Result, e Emitter) {
 	if sessionFromURL(url) != "" {
 		o.Transport = schema.TransportHTTPSSE
 	}
-	BuildHTTP(o, &p)
+	p.Limits = LimitsOf(e)
+	if err := BuildHTTP(o, &p); err != nil {
+		le := err.(*LineError)
+		e.Quarantine(pos, le.Reason, "network entry: "+le.Detail, []byte(v.Raw))
+		return
+	}
 	e.Observation(o)
 }
 

@@ -171,7 +171,7 @@ func TestInspectorHistoryTraps(t *testing.T) {
 		}
 	})
 	t.Run("deep and invalid UTF-8 entries", func(t *testing.T) {
-		deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+		deep := strings.Repeat("[", MaxDepth()+1) + strings.Repeat("]", MaxDepth()+1)
 		c := decodeString(t, FormatInspectorHistory, "h", "["+deep+",\"\xff\"]")
 		if len(c.quar) != 2 || c.quar[0].reason != ReasonTooDeep || c.quar[1].reason != ReasonInvalidUTF8 {
 			t.Errorf("%+v", c.quar)

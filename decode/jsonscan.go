@@ -217,7 +217,7 @@ func (s *scanner) value() (t tok, ok bool) {
 func (s *scanner) enter() bool {
 	s.depth++
 	s.i++
-	return s.depth <= MaxDepth
+	return s.depth <= MaxDepth()
 }
 
 // key reads the key of member n (0-based) of the object being walked, and

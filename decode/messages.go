@@ -2,7 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"fmt"
 	"hash/fnv"
+	"sync/atomic"
 
 	"github.com/tidwall/gjson"
 
@@ -10,9 +12,41 @@ import (
 	"mcptrace/schema"
 )
 
-// MaxDepth is the deepest JSON nesting accepted, in a log line or in a body.
+// DefaultMaxDepth is the deepest JSON nesting accepted unless configured
+// otherwise (ingest -max-depth), in a log line, a document or a body.
 // Deeper input is refused before any recursive parser sees it.
-const MaxDepth = 512
+const DefaultMaxDepth = 512
+
+// MaxMaxDepth is the largest depth limit SetMaxDepth accepts: Go's
+// encoding/json, which later stages use on message text, refuses nesting
+// past 10000 levels itself, and recursive parsers (gjson) must stay far
+// from exhausting a goroutine's stack.
+const MaxMaxDepth = 10000
+
+// maxDepth is the depth limit in force (MaxDepth, SetMaxDepth).
+var maxDepth atomic.Int64
+
+func init() { maxDepth.Store(DefaultMaxDepth) }
+
+// MaxDepth is the deepest JSON nesting accepted, in a log line, a document
+// or a body: DefaultMaxDepth unless SetMaxDepth changed it.
+func MaxDepth() int { return int(maxDepth.Load()) }
+
+// SetMaxDepth sets the depth limit for every decoder of the process
+// (ingest -max-depth); n outside 1..MaxMaxDepth restores DefaultMaxDepth.
+// It is process-wide: set it before decoding starts (a decoder reads it
+// once per line or document), not while a run with another limit decodes.
+func SetMaxDepth(n int) {
+	if n < 1 || n > MaxMaxDepth {
+		n = DefaultMaxDepth
+	}
+	maxDepth.Store(int64(n))
+}
+
+// depthDetail is the detail of a record quarantined as ReasonTooDeep.
+func depthDetail(what string) string {
+	return fmt.Sprintf("%s nests deeper than %d levels (-max-depth)", what, MaxDepth())
+}
 
 // MaxBatch is the most elements a JSON array body may have to be read as a
 // batch; a larger array is one invalid message (no real client batches more).
@@ -55,7 +89,7 @@ func depthExceeds(b []byte, max int) bool {
 // MaxDepth before gjson's recursive validator sees it (a few megabytes of
 // "[" would otherwise exhaust the stack).
 func validJSON(b []byte) bool {
-	return !depthExceeds(b, MaxDepth) && gjson.ValidBytes(b)
+	return !depthExceeds(b, MaxDepth()) && gjson.ValidBytes(b)
 }
 
 // AppendMessages parses body (one JSON-RPC message, or a batch array) and
@@ -85,7 +119,7 @@ func AppendMessages(dst []schema.Message, body []byte, where schema.Where, event
 // invalidBody is the one message of a body that is not JSON (or nests too
 // deep to be read).
 func invalidBody(body []byte, where schema.Where, event int) schema.Message {
-	if depthExceeds(body, MaxDepth) {
+	if depthExceeds(body, MaxDepth()) {
 		return schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)}
 	}
 	return schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgInvalidJSON, Raw: clip(body)}

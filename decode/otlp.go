@@ -203,8 +203,8 @@ func (d *otlpDecoder) request(raw []byte, lineNo int64, what string) {
 	case !utf8.Valid(raw):
 		d.e.Quarantine(pos, ReasonInvalidUTF8, what+" is not valid UTF-8", raw)
 		return
-	case depthExceeds(raw, MaxDepth):
-		d.e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("%s nests deeper than %d levels", what, MaxDepth), raw)
+	case depthExceeds(raw, MaxDepth()):
+		d.e.Quarantine(pos, ReasonTooDeep, depthDetail(what), raw)
 		return
 	case !validJSON(raw):
 		d.e.Quarantine(pos, ReasonNotJSON, what+" is not valid JSON (truncated or corrupt)", raw)

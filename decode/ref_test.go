@@ -23,7 +23,7 @@ func refAppendMessages(dst []schema.Message, body []byte, where schema.Where, ev
 	if len(body) == 0 {
 		return dst
 	}
-	if depthExceeds(body, MaxDepth) {
+	if depthExceeds(body, MaxDepth()) {
 		return append(dst, schema.Message{Where: where, Event: event, BatchIndex: -1, Kind: schema.MsgOther, Raw: clip(body)})
 	}
 	if !gjson.ValidBytes(body) {
@@ -49,7 +49,7 @@ func refAppendMessages(dst []schema.Message, body []byte, where schema.Where, ev
 
 // refValid is what the wire decoder checked a line with, in three passes.
 func refValid(b []byte) bool {
-	return utf8.Valid(b) && !depthExceeds(b, MaxDepth) && gjson.ValidBytes(b)
+	return utf8.Valid(b) && !depthExceeds(b, MaxDepth()) && gjson.ValidBytes(b)
 }
 
 func kindOf(r gjson.Result) schema.JSONKind {

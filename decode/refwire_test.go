@@ -26,8 +26,8 @@ func refWireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 		}
 		return obs, lineErr(ReasonInvalidUTF8, "invalid UTF-8 at byte %d", off)
 	}
-	if depthExceeds(line, MaxDepth) {
-		return obs, lineErr(ReasonTooDeep, "JSON nests deeper than %d levels", MaxDepth)
+	if depthExceeds(line, MaxDepth()) {
+		return obs, lineErr(ReasonTooDeep, "JSON nests deeper than %d levels (-max-depth)", MaxDepth())
 	}
 	if !gjson.ValidBytes(line) {
 		return obs, lineErr(ReasonNotJSON, "not valid JSON (truncated or corrupt line)")

@@ -179,7 +179,7 @@ func TestScanValidMatchesReference(t *testing.T) {
 		if got, want := scanValid(b, true), refValid(b); got != want {
 			t.Errorf("scanValid(utf8) = %v, reference %v: %.200q", got, want, b)
 		}
-		if got, want := scanValid(b, false), !depthExceeds(b, MaxDepth) && gjson.ValidBytes(b); got != want {
+		if got, want := scanValid(b, false), !depthExceeds(b, MaxDepth()) && gjson.ValidBytes(b); got != want {
 			t.Errorf("scanValid = %v, reference %v: %.200q", got, want, b)
 		}
 		if refValid(b) {
@@ -200,7 +200,7 @@ func FuzzScanValid(f *testing.F) {
 		if got, want := scanValid(b, true), refValid(b); got != want {
 			t.Errorf("scanValid(utf8) = %v, reference %v: %q", got, want, b)
 		}
-		if got, want := scanValid(b, false), !depthExceeds(b, MaxDepth) && gjson.ValidBytes(b); got != want {
+		if got, want := scanValid(b, false), !depthExceeds(b, MaxDepth()) && gjson.ValidBytes(b); got != want {
 			t.Errorf("scanValid = %v, reference %v: %q", got, want, b)
 		}
 	})

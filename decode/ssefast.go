@@ -169,6 +169,12 @@ func (st *sseStream) event() {
 		return
 	}
 	st.h.SSEEvents++
+	if st.h.SSEEvents > d.Limits.SSEEvents() {
+		// Past the event limit: the line is quarantined (buildHTTP); the
+		// rest of the stream is counted, not read into messages.
+		d.overEvents = true
+		return
+	}
 	st.last, st.lastFrom, st.lastTo = i, len(d.msgs), len(d.msgs)
 	body := bytes.TrimSpace(d.data)
 	if len(body) == 0 {

@@ -83,8 +83,8 @@ func sjlLine(pos schema.Position, line []byte, e Emitter) {
 	case !utf8.Valid(line):
 		e.Quarantine(pos, ReasonInvalidUTF8, "line is not valid UTF-8", line)
 		return
-	case depthExceeds(line, MaxDepth):
-		e.Quarantine(pos, ReasonTooDeep, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth), line)
+	case depthExceeds(line, MaxDepth()):
+		e.Quarantine(pos, ReasonTooDeep, depthDetail("JSON"), line)
 		return
 	case !validJSON(line):
 		e.Quarantine(pos, ReasonNotJSON, "not valid JSON (a transcript line is one JSON object)", line)

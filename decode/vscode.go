@@ -548,7 +548,12 @@ func (d *vscodeDecoder) flush() {
 	} else {
 		p.Failure, p.FailureMessage = FailureKind(st.failMsg), st.failMsg
 	}
-	BuildHTTP(o, &p)
+	p.Limits = LimitsOf(d.e)
+	if err := BuildHTTP(o, &p); err != nil {
+		le := err.(*LineError)
+		d.e.Quarantine(st.pos, le.Reason, le.Detail, nil)
+		return
+	}
 	// The frames of this connection carry no session id: keep the status on
 	// their conversation even when the URL names a legacy session.
 	o.SessionID = ""

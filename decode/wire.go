@@ -68,7 +68,7 @@ func WireLine(line []byte, pos schema.Position) (schema.Observation, error) {
 // wireLineGJSON decodes a line member by member with gjson: the general
 // way, which the one pass (WireDecoder) leaves every line to that it does
 // not settle itself, and which says why a line is quarantined.
-func wireLineGJSON(line []byte, pos schema.Position) (schema.Observation, error) {
+func wireLineGJSON(line []byte, pos schema.Position, lim Limits) (schema.Observation, error) {
 	var obs schema.Observation
 	if !utf8.Valid(line) {
 		off := 0
@@ -81,8 +81,8 @@ func wireLineGJSON(line []byte, pos schema.Position) (schema.Observation, error)
 		}
 		return obs, lineErr(ReasonInvalidUTF8, "invalid UTF-8 at byte %d", off)
 	}
-	if depthExceeds(line, MaxDepth) {
-		return obs, lineErr(ReasonTooDeep, "JSON nests deeper than %d levels", MaxDepth)
+	if depthExceeds(line, MaxDepth()) {
+		return obs, lineErr(ReasonTooDeep, "%s", depthDetail("JSON"))
 	}
 	if !gjson.ValidBytes(line) {
 		return obs, lineErr(ReasonNotJSON, "not valid JSON (truncated or corrupt line)")
@@ -178,7 +178,7 @@ func wireLineGJSON(line []byte, pos schema.Position) (schema.Observation, error)
 	case f.http.Exists() && f.stdio.Exists():
 		return obs, lineErr(ReasonBadValue, `a record has "http" or "stdio", not both`)
 	case f.http.IsObject():
-		err := decodeHTTP(&obs, f.http)
+		err := decodeHTTP(&obs, f.http, lim)
 		ownStrings(&obs)
 		return obs, err
 	case f.stdio.IsObject():
@@ -255,7 +255,7 @@ func decodeStdio(obs *schema.Observation, s gjson.Result) error {
 	return nil
 }
 
-func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
+func decodeHTTP(obs *schema.Observation, h gjson.Result, lim Limits) error {
 	req := h.Get("request")
 	if !req.IsObject() {
 		return lineErr(ReasonMissingField, `"http.request" is required`)
@@ -308,8 +308,8 @@ func decodeHTTP(obs *schema.Observation, h gjson.Result) error {
 	default:
 		return lineErr(ReasonMissingField, `"http" needs a "response" or a "failure"`)
 	}
-	BuildHTTP(obs, &p)
-	return nil
+	p.Limits = lim
+	return BuildHTTP(obs, &p)
 }
 
 // headersOf reads a wire-log header object: values are strings or arrays of

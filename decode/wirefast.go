@@ -23,13 +23,19 @@ type WireDecoder struct {
 	// that a stream of a million progress events is not a million
 	// messages. Whoever reads the observations must count Folded.
 	Fold bool
+	// Limits are the record limits (recordlimits.go); zero fields are the
+	// defaults. A line past one is an error (ReasonBodyTooLarge,
+	// ReasonTooManyEvents), as the general decoder says it.
+	Limits Limits
 
-	s     scanner
-	w     wireScan
-	r     msgReader
-	msgs  []schema.Message
-	rpcs  []schema.RPC
-	times []time.Time
+	over       *LineError // the record limit the line being read went past
+	overEvents bool       // the stream being read has more events than the limit
+	s          scanner
+	w          wireScan
+	r          msgReader
+	msgs       []schema.Message
+	rpcs       []schema.RPC
+	times      []time.Time
 	// Event-stream scratch: the current line, the event's data, type and
 	// id buffers, the stream's last event id.
 	line, data, typ, id, held, tmp []byte
@@ -140,15 +146,23 @@ func (d *WireDecoder) Line(line []byte, pos schema.Position) (*schema.Observatio
 	d.s = scanner{b: line, utf8: true}
 	d.w = wireScan{}
 	d.times = d.times[:0]
+	d.over, d.overEvents = nil, false
 	if d.scanLine() {
 		if o, ok := d.build(pos); ok {
+			if d.over != nil {
+				// Past a record limit: what was built is dropped.
+				err := d.over
+				d.over = nil
+				return nil, err
+			}
 			return o, nil
 		}
 	}
+	d.over = nil
 	// Anything the one pass does not settle (an invalid line, a value out
 	// of the ordinary, a member given twice) is decoded the general way,
 	// which also says why a line is quarantined.
-	o, err := wireLineGJSON(line, pos)
+	o, err := wireLineGJSON(line, pos, d.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -621,6 +635,12 @@ func (d *WireDecoder) build(pos schema.Position) (*schema.Observation, bool) {
 		if !d.buildHTTP(&o, &h, &a) {
 			return nil, false
 		}
+		if d.over != nil {
+			// Past a record limit (Line reports it): nothing is kept.
+			clear(d.msgs)
+			clear(d.rpcs)
+			return nil, true
+		}
 	case w.stdio.kind == schema.JSONObject:
 		switch {
 		case d.is(w.dir, schema.DirClientToServer):
@@ -730,15 +750,25 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 			}
 		}
 		if w.reqBody.kind == schema.JSONString {
+			if d.overBody(w.reqBody, "request") {
+				return true
+			}
 			h.RequestHasBody = true
 			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
 		}
 		if w.respBody.kind == schema.JSONString {
+			if d.overBody(w.respBody, "response") {
+				return true
+			}
 			h.BodyRecorded = true
 			lit := d.s.b[w.respBody.start+1 : w.respBody.end-1]
 			if h.SSE {
 				h.BodyEmpty = litIsSpace(lit)
 				d.stream(o, h, a, lit)
+				if d.overEvents {
+					d.over = d.Limits.eventsErr(h.SSEEvents)
+					return true
+				}
 			} else {
 				h.BodyEmpty = d.bodyMessages(a, w.respBody, schema.InResponseBody, o.EndTime)
 			}
@@ -755,6 +785,9 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		}
 		h.FailureMessage = d.text(w.failMsg)
 		if w.reqBody.kind == schema.JSONString {
+			if d.overBody(w.reqBody, "request") {
+				return true
+			}
 			h.RequestHasBody = true
 			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
 		}
@@ -769,6 +802,26 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 			o.SessionID = d.internStr(s)
 		}
 	}
+	return true
+}
+
+// overBody reports whether the body string t is longer, decoded, than the
+// body limit, and then sets d.over. A literal is never shorter than what it
+// decodes to, so only one longer than the limit is decoded to measure it.
+func (d *WireDecoder) overBody(t tok, which string) bool {
+	lit := d.s.b[t.start+1 : t.end-1]
+	limit := d.Limits.Body()
+	if int64(len(lit)) <= limit {
+		return false
+	}
+	n := int64(len(lit))
+	if t.esc {
+		n = unescapedLen(lit)
+	}
+	if n <= limit {
+		return false
+	}
+	d.over = d.Limits.bodyErr(which, n)
 	return true
 }
 

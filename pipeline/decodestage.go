@@ -55,6 +55,7 @@ type decoder struct {
 	format  string // -format, "" detects each message
 	maxLine int
 	maxDoc  int64
+	limits  decode.Limits // record limits (-max-body, -max-sse-events)
 }
 
 func (d *decoder) run(ctx context.Context, u *Unit, out chan<- decoded) error {
@@ -93,7 +94,7 @@ func (d *decoder) lines(ctx context.Context, u *Unit, items []lineItem, out chan
 			p.skipped["blank"]++
 			continue
 		}
-		o, reason, detail := wireRecord(it.line, schema.Position{Source: src, Line: it.lineNo})
+		o, reason, detail := wireRecordWith(it.line, schema.Position{Source: src, Line: it.lineNo}, d.limits)
 		if reason != "" {
 			p.quar = append(p.quar, quarantineRow(d.rd, src, it.lineNo, d.runTime, reason, detail, it.size, it.line))
 			continue
@@ -117,10 +118,19 @@ var wireDecoders = sync.Pool{New: func() any {
 	return d
 }}
 
-// wireRecord decodes one wire-log line, or says why it is quarantined.
+// wireRecord decodes one wire-log line with the default record limits, or
+// says why it is quarantined.
 func wireRecord(line []byte, pos schema.Position) (o *schema.Observation, reason, detail string) {
+	return wireRecordWith(line, pos, decode.Limits{})
+}
+
+// wireRecordWith decodes one wire-log line within the record limits lim, or
+// says why it is quarantined.
+func wireRecordWith(line []byte, pos schema.Position, lim decode.Limits) (o *schema.Observation, reason, detail string) {
 	d := wireDecoders.Get().(*decode.WireDecoder)
+	d.Limits = lim
 	ob, err := d.Line(line, pos)
+	d.Limits = decode.Limits{}
 	wireDecoders.Put(d)
 	if err != nil {
 		reason, detail = "decode_error", err.Error()
@@ -237,6 +247,9 @@ func (e *emitter) MaxLineBytes() int { return e.maxLine }
 
 // MaxDocumentBytes is the configured document limit (decode.DocumentLimiter).
 func (e *emitter) MaxDocumentBytes() int64 { return e.maxDoc }
+
+// RecordLimits are the configured record limits (decode.RecordLimiter).
+func (e *emitter) RecordLimits() decode.Limits { return e.d.limits }
 
 // Stopped reports a soft stop or a cancelled run: the decoder ends early.
 func (e *emitter) Stopped() bool {

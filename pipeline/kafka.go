@@ -101,7 +101,7 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	cons.Log = cfg.Log
 	k := &kafkaRun{cfg: &cfg, ko: ko, ledger: newKafkaLedger(ko.Consumer.Group, start)}
 	k.sum = &Summary{ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{},
-		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}}
+		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}, OpenLimit: max(cfg.MaxOpenConversations, 0)}
 	k.sum.Merging = cfg.Merge == "on" || (cfg.Merge == "" || cfg.Merge == "auto") && len(cons.Topics) > 1
 	cons.OnDrop = func(tp kafkasrc.TopicPartition) {
 		k.redelivered.Add(1)

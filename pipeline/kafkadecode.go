@@ -52,7 +52,7 @@ func (d *decoder) messages(ctx context.Context, u *Unit, out chan<- decoded) err
 		}
 		if format == decode.FormatWire {
 			line := bytes.TrimRight(m.value, "\r\n")
-			o, reason, detail := wireRecord(line, pos)
+			o, reason, detail := wireRecordWith(line, pos, d.limits)
 			if reason != "" {
 				c.Quarantine(pos, reason, detail, line)
 				continue
@@ -128,3 +128,6 @@ func (c *msgCollector) MaxLineBytes() int { return c.maxLine }
 
 // MaxDocumentBytes is the configured document limit (decode.DocumentLimiter).
 func (c *msgCollector) MaxDocumentBytes() int64 { return c.maxDoc }
+
+// RecordLimits are the configured record limits (decode.RecordLimiter).
+func (c *msgCollector) RecordLimits() decode.Limits { return c.d.limits }

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"cmp"
 	"maps"
 	"time"
 
 	"mcptrace/correlate"
+	"mcptrace/decode"
 	"mcptrace/schema"
 )
 
@@ -46,6 +48,10 @@ func (p *run) buildLedger(now time.Time) schema.Ledger {
 	if l.Out.ByOutcome == nil {
 		l.Out.ByOutcome = map[string]int64{}
 	}
+	cfg := p.cfg
+	l.Limits = schema.LedgerLimits{MaxLine: cfg.MaxLineBytes, MaxDocument: cfg.MaxDocumentBytes,
+		MaxBody: cmp.Or(cfg.MaxBodyBytes, decode.DefaultMaxBody), MaxSSEEvents: cmp.Or(cfg.MaxSSEEvents, decode.DefaultMaxSSEEvents),
+		MaxDepth: decode.MaxDepth(), MaxOpenConversations: max(cfg.MaxOpenConversations, 0), ConversationsEnded: c.Evicted}
 	return l
 }
 

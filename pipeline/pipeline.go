@@ -56,7 +56,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		byName[in.Name] = inputs[i]
 	}
 	sum := &Summary{Merging: merging, Files: files, ByFormat: map[string]int{}, Skipped: map[string]int64{}, ByReason: map[string]int64{},
-		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}}
+		ByOutcome: map[string]int64{}, SkippedEntries: map[string]int64{}, OpenLimit: max(cfg.MaxOpenConversations, 0)}
 	for _, sk := range skipped {
 		sum.SkippedEntries[sk.Reason]++
 		cfg.Log.Info().Str("path", sk.Name).Str("reason", sk.Reason).Str("detail", sk.Detail).Msg("input entry skipped")
@@ -171,7 +171,8 @@ func (p *run) execute(parent context.Context) error {
 	}
 	units := make(chan *Unit, W)
 	results := make(chan handle, W)
-	dec := &decoder{rd: p.rd, runTime: p.runTime, stop: cfg.Stop, stats: &p.counts, format: cfg.Format, maxLine: cfg.MaxLineBytes, maxDoc: cfg.MaxDocumentBytes}
+	dec := &decoder{rd: p.rd, runTime: p.runTime, stop: cfg.Stop, stats: &p.counts, format: cfg.Format, maxLine: cfg.MaxLineBytes, maxDoc: cfg.MaxDocumentBytes,
+		limits: decode.Limits{MaxBody: cfg.MaxBodyBytes, MaxSSEEvents: cfg.MaxSSEEvents}}
 
 	// Source: hands out units in order until the input ends, a soft stop,
 	// or cancellation.
@@ -918,6 +919,9 @@ func (c *Config) defaults() error {
 	}
 	if c.MaxDocumentBytes <= 0 {
 		c.MaxDocumentBytes = decode.DefaultMaxDocument
+	}
+	if c.MaxOpenConversations == 0 {
+		c.MaxOpenConversations = DefaultMaxOpenConversations
 	}
 	if c.FlushInterval <= 0 {
 		c.FlushInterval = time.Second

@@ -86,6 +86,12 @@ func newShard(cfg *Config) *shard {
 	s := &shard{byIn: cfg.lowWaterByInput}
 	s.c = correlate.NewShard(s.add)
 	s.c.IdleTimeout, s.c.Lateness, s.c.MaxHold = cfg.IdleTimeout, cfg.Lateness, cfg.MaxHold
+	if n := cfg.MaxOpenConversations; n > 0 {
+		// The run's bound, shared evenly by the shards (rounded up): a
+		// conversation lives on one shard (ShardKey), so which ones end at
+		// the bound depends on the number of shards (-workers).
+		s.c.MaxOpen, s.c.MaxOpenTotal = (n+cfg.Workers-1)/cfg.Workers, n
+	}
 	if w := cfg.MergeWindow / 2; w > 0 && w < correlate.SameIDWindow && (cfg.Lateness <= 0 || w < cfg.Lateness) {
 		// A server row held for a same-id repeat must still reach the
 		// Merger within the window its client partner waits.

@@ -32,6 +32,18 @@ type Config struct {
 	// process hold (decode.DefaultMaxDocument when 0): past it the record
 	// is quarantined with the limit named and the input ends there.
 	MaxDocumentBytes int64
+	// MaxBodyBytes and MaxSSEEvents are the record limits (decode.Limits;
+	// 0: decode.DefaultMaxBody, decode.DefaultMaxSSEEvents): a record with
+	// a longer HTTP body, or an event stream of more message events, is
+	// quarantined whole, the limit named.
+	MaxBodyBytes int64
+	MaxSSEEvents int
+	// MaxOpenConversations bounds the conversations open at once (0:
+	// DefaultMaxOpenConversations; negative: no bound): a new one past it
+	// ends the least recently active early, as the idle timeout would, its
+	// open exchanges' rows marked hold_cut and their reason naming the
+	// limit. The bound is shared evenly by the correlator shards.
+	MaxOpenConversations int
 	// FlushInterval: a stream (standard input, a pipe) is cut into units
 	// of what arrived within it, so a quiet stream still moves on (0: 1s).
 	FlushInterval time.Duration
@@ -124,6 +136,9 @@ type Summary struct {
 	Exchanges    int64
 	ByOutcome    map[string]int64
 	Correlation  correlate.Stats
+	// OpenLimit is the open-conversation limit in force (0: none);
+	// Correlation.Evicted counts the conversations it ended early.
+	OpenLimit    int
 	FalseSuccess int64 // HTTP 2xx on the final attempt, then a failure (classify.FalseSuccess)
 	// Diagnosis counts (rows written with each flag set).
 	SuspectHidden        int64            // TOOL_SUCCESS rows whose content says the tool failed
@@ -206,3 +221,9 @@ func (s *Summary) Outcomes() []struct {
 	})
 	return out
 }
+
+// DefaultMaxOpenConversations is Config.MaxOpenConversations' default
+// (ingest -max-open-conversations): 250,000 open conversations, about
+// 1.8 GiB at the 7.5 KiB each measured with 200,000 never-ended
+// conversations (bench/RESULTS.md), above the benchmarks' 200,000.
+const DefaultMaxOpenConversations = 250000

@@ -20,6 +20,7 @@ type Ledger struct {
 	Inputs    []LedgerInput `json:"inputs"`
 	Totals    LedgerCounts  `json:"totals"`
 	Out       LedgerOut     `json:"out"`
+	Limits    LedgerLimits  `json:"limits"`
 	// Kafka is set in a Kafka consumer's ledgers: a partition's (in its
 	// dataset scope, schema/README.md "The ledger of a Kafka consumer")
 	// and a consumer process's own (its last log line).
@@ -57,6 +58,23 @@ type LedgerPartition struct {
 	FirstOffset int64  `json:"first_offset"` // the first offset counted
 	NextOffset  int64  `json:"next_offset"`  // the committed position: the next offset to read
 	Messages    int64  `json:"messages"`     // messages counted (a message may hold several records)
+}
+
+// LedgerLimits are the limits the run applied (ingest's flags of the same
+// names) and what they did beyond quarantining records, which
+// quarantined_by counts under the limits' reasons (line_too_long,
+// document_too_large, body_too_large, too_many_sse_events,
+// nesting_too_deep).
+type LedgerLimits struct {
+	MaxLine              int   `json:"max_line"`
+	MaxDocument          int64 `json:"max_document"`
+	MaxBody              int64 `json:"max_body"`
+	MaxSSEEvents         int   `json:"max_sse_events"`
+	MaxDepth             int   `json:"max_depth"`
+	MaxOpenConversations int   `json:"max_open_conversations"` // 0: no bound
+	// ConversationsEnded is how many conversations were ended early
+	// because a new one would have passed max_open_conversations.
+	ConversationsEnded int64 `json:"conversations_ended"`
 }
 
 // LedgerCounts is where the records of one input, or of all, went.

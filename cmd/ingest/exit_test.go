@@ -18,7 +18,23 @@ func TestBadFlagValuesAreUsageErrors(t *testing.T) {
 		"roll-rows": "0", "roll-bytes": "-1", "roll-age": "-1m", "max-open-files": "0", "flush-interval": "0s",
 		"idle-timeout": "-1s", "lateness": "-1s", "kafka-session-timeout": "0s", "kafka-rebalance-timeout": "-1s",
 		"shutdown-timeout": "0s", "merge-window": "-1s", "max-hold": "-1m", "merge": "sometimes", "format": "csv",
-		"pseudonym-key-id": "", "memory-limit": "-1",
+		"pseudonym-key-id": "", "memory-limit": "-1", "max-body": "0", "max-sse-events": "0", "max-depth": "0",
+		"max-open-conversations": "-1",
+	}
+	// Values past a rule's upper bound, for the rules that have one.
+	tooHigh := map[string]string{"max-depth": "10001"}
+	for name, r := range flagRules {
+		if _, ok := tooHigh[name]; r.max != 0 && !ok {
+			t.Errorf("flag -%s has an upper bound but no value past it in this test", name)
+		}
+	}
+	for name, v := range tooHigh {
+		t.Run(name+"-high", func(t *testing.T) {
+			p, code := runIngestProc(t, "-out", filepath.Join(t.TempDir(), "out"), "-"+name+"="+v, "../../samples/seed")
+			if code != ExitUsage || !strings.Contains(p.stderr.String(), "-"+name+" "+v+": must be") {
+				t.Fatalf("-%s=%s: exit %d, want %d\n%s", name, v, code, ExitUsage, p)
+			}
+		})
 	}
 	for name := range flagRules {
 		if _, ok := bad[name]; !ok {
@@ -42,7 +58,8 @@ func TestBadFlagValuesAreUsageErrors(t *testing.T) {
 	}
 	// The values at the rules' edges are accepted.
 	out := filepath.Join(t.TempDir(), "out")
-	if p, code := runIngestProc(t, "-out", out, "-workers", "0", "-roll-age", "0", "-idle-timeout", "0", "-lateness", "0", "-max-open-files", "1", "../../samples/seed"); code != ExitOK {
+	if p, code := runIngestProc(t, "-out", out, "-workers", "0", "-roll-age", "0", "-idle-timeout", "0", "-lateness", "0", "-max-open-files", "1",
+		"-max-depth", "10000", "-max-open-conversations", "0", "-max-body", "1", "../../samples/seed"); code != ExitOK && code != ExitQuarantined {
 		t.Fatalf("edge values: exit %d, want %d\n%s", code, ExitOK, p)
 	}
 }

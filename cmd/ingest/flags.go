@@ -12,6 +12,7 @@ import (
 // flagRule is what a numeric or enumerated flag accepts.
 type flagRule struct {
 	min  int64    // smallest accepted value (a duration's in nanoseconds)
+	max  int64    // largest accepted value, when not 0
 	want string   // said when the value is refused
 	one  []string // for a string flag: the values it accepts ("" included when allowed)
 }
@@ -23,6 +24,10 @@ var flagRules = map[string]flagRule{
 	"max-line":                {min: 1, want: "a positive number of bytes"},
 	"row-group":               {min: 1, want: "a positive number of rows"},
 	"max-document":            {min: 1, want: "a positive number of bytes"},
+	"max-body":                {min: 1, want: "a positive number of bytes"},
+	"max-sse-events":          {min: 1, want: "a positive number of events"},
+	"max-depth":               {min: 1, max: decode.MaxMaxDepth, want: fmt.Sprintf("a nesting depth from 1 to %d", decode.MaxMaxDepth)},
+	"max-open-conversations":  {min: 0, want: "0 (no bound) or a positive number of conversations"},
 	"commit-interval":         {min: 1, want: "a positive duration"},
 	"roll-rows":               {min: 1, want: "a positive number of rows"},
 	"roll-bytes":              {min: 1, want: "a positive number of bytes"},
@@ -65,9 +70,9 @@ func checkFlags(fs *flag.FlagSet) []string {
 		bad := false
 		switch v := g.Get().(type) {
 		case int:
-			bad = int64(v) < r.min
+			bad = int64(v) < r.min || (r.max != 0 && int64(v) > r.max)
 		case int64:
-			bad = v < r.min
+			bad = v < r.min || (r.max != 0 && v > r.max)
 		case time.Duration:
 			bad = int64(v) < r.min
 		case string:

@@ -76,12 +76,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	maxLine := fs.Int("max-line", 16<<20, "longest accepted input line in bytes; longer lines are quarantined")
 	rowGroup := fs.Int64("row-group", 65536, "rows per Parquet row group")
 	maxDoc := fs.Int64("max-document", decode.DefaultMaxDocument, "most bytes one document (an OTLP export, an Inspector export), one HAR entry (a HAR is streamed, entry by entry) or one unterminated line may make ingest hold; past it the record is quarantined (a HAR entry: skipped, the rest decoded; otherwise the input ends there)")
+	maxBody := fs.Int64("max-body", decode.DefaultMaxBody, "longest HTTP request or response body in bytes (as decoded); a record with a longer one is quarantined whole as body_too_large")
+	maxEvents := fs.Int("max-sse-events", decode.DefaultMaxSSEEvents, "most message events one text/event-stream body may have; a record with more is quarantined whole as too_many_sse_events (events past the limit are counted, not read)")
+	maxDepth := fs.Int("max-depth", decode.DefaultMaxDepth, fmt.Sprintf("deepest JSON nesting accepted in a line, document or body (1 to %d); a deeper record is quarantined as nesting_too_deep", decode.MaxMaxDepth))
+	maxOpen := fs.Int("max-open-conversations", pipeline.DefaultMaxOpenConversations, "most conversations held open at once (0: no bound); past it the least recently active one is ended early, as the idle timeout ends one: its open exchanges are judged, their rows marked hold_cut and their reason naming the limit")
 	commitEvery := fs.Duration("commit-interval", 30*time.Second, "a stream's rows are published this often (files are published once, at the end of the run)")
 	waitLock := fs.Bool("wait-lock", false, "when another ingest is writing -out, wait for it to finish instead of failing at once")
 	rollRows := fs.Int64("roll-rows", 1<<20, "finish a dataset file after this many rows and start the next")
 	rollBytes := fs.Int64("roll-bytes", 128<<20, "finish a dataset file once it holds about this many bytes")
 	rollAge := fs.Duration("roll-age", 0, "finish a dataset file this long after it was opened (0: never; file names then depend on the clock)")
-	maxOpen := fs.Int("max-open-files", 8, "dataset files open at once, whatever the number of date partitions (memory is about 16 MiB each at most)")
+	maxFiles := fs.Int("max-open-files", 8, "dataset files open at once, whatever the number of date partitions (memory is about 16 MiB each at most)")
 	flushEvery := fs.Duration("flush-interval", time.Second, "a stream (standard input, a pipe) is handed on in what arrived within this interval, so a quiet stream still moves")
 	keyFile := fs.String("pseudonym-key-file", "", "file holding the pseudonym key (hex or raw bytes); else $MCPTRACE_PSEUDONYM_KEY; else a random key for this run")
 	keyID := fs.String("pseudonym-key-id", "k1", "key id that prefixes every pseudonym")
@@ -113,6 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ExitUsage
 	}
+	decode.SetMaxDepth(*maxDepth) // process-wide: every decoder of the run reads it
 	if *memLimit > 0 {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
@@ -165,9 +170,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc, FlushInterval: *flushEvery, CommitInterval: *commitEvery,
+	cfg := pipeline.Config{Policy: policy, Inputs: inputs, Format: *format, Merge: *merge, IdleTimeout: *idle, Lateness: *lateness, OutDir: *out, Workers: *workers, MaxLineBytes: *maxLine, MaxDocumentBytes: *maxDoc,
+		MaxBodyBytes: *maxBody, MaxSSEEvents: *maxEvents, MaxOpenConversations: openConversations(*maxOpen), FlushInterval: *flushEvery, CommitInterval: *commitEvery,
 		RowGroupRows: *rowGroup, Pseudonyms: ps, Stop: softStop, WaitLock: *waitLock,
-		Roll: dataset.RollPolicy{MaxRows: *rollRows, MaxBytes: *rollBytes, MaxAge: *rollAge, MaxOpen: *maxOpen},
+		Roll: dataset.RollPolicy{MaxRows: *rollRows, MaxBytes: *rollBytes, MaxAge: *rollAge, MaxOpen: *maxFiles},
 		Log:  log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 1000}})}
 	terminal := false
 	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
@@ -263,6 +269,15 @@ func logFinished(log zerolog.Logger, sum *pipeline.Summary, code int, terminal b
 	ev.Msg("ingest finished")
 }
 
+// openConversations is Config.MaxOpenConversations for the flag's value:
+// 0 (no bound) is negative there, where 0 is the default.
+func openConversations(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 func signalNumber(sig os.Signal) int {
 	if s, ok := sig.(syscall.Signal); ok {
 		return int(s)
@@ -352,6 +367,9 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 	fmt.Fprintf(w, "  notifications: %d\n", s.Correlation.Notifications)
 	fmt.Fprintf(w, "  stray messages (no matching request): %d\n", s.Correlation.StrayMessages)
 	printCounts(w, "  redacted:      %d values", s.Redactions)
+	if n := s.Correlation.Evicted; n > 0 {
+		fmt.Fprintf(w, "  ended early:   %d conversations, more than -max-open-conversations %d open (their open exchanges' rows are hold_cut)\n", n, s.OpenLimit)
+	}
 	fmt.Fprintf(w, "  quarantined:   %d records\n", s.Quarantined)
 	for _, r := range sortedKeys(s.ByReason) {
 		fmt.Fprintf(w, "    %-20s %d\n", r, s.ByReason[r])
