@@ -199,6 +199,7 @@ func RunKafka(ctx context.Context, cfg Config, ko KafkaOptions) (*Summary, error
 	// What this process committed, for its last log line (each
 	// partition's own ledger is in the dataset).
 	k.sum.Ledger = k.ledger.ledger(time.Now(), ko.UntilCaughtUp && k.caughtUp && runErr == nil)
+	k.sum.Ledger.Limits = ledgerLimits(&cfg, k.sum.Correlation.Evicted)
 	if runErr == nil && closeErr != nil {
 		cfg.Log.Warn().Err(closeErr).Msg("kafka: leaving the consumer group")
 	}

@@ -98,6 +98,9 @@ func checkLedgers(t *testing.T, db *sql.DB, dir, data, topic string, end kafkate
 		if !l.Balanced || !in.Balanced() || !l.Totals.Balanced() || l.Totals.Records != in.Records {
 			t.Errorf("%s: the ledger does not balance: %+v", tp, l)
 		}
+		if lim := l.Limits; lim.MaxLine <= 0 || lim.MaxDocument <= 0 || lim.MaxBody <= 0 || lim.MaxSSEEvents <= 0 || lim.MaxDepth <= 0 {
+			t.Errorf("%s: the ledger does not say which limits were applied: %+v", tp, lim)
+		}
 		if in.ID != pipeline.KafkaInputID(tp) || in.Kafka.Topic != topic || in.Kafka.Partition != int(p) {
 			t.Errorf("%s: ledger of %s (%+v)", tp, in.ID, in.Kafka)
 		}

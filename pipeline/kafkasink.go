@@ -377,6 +377,9 @@ func (s *kafkaSink) commitScope(ctx context.Context, sc *kafkaScope, final bool)
 	var next schema.Ledger
 	sc.txn.SetLedger(func(files []dataset.FileInfo) ([]byte, error) {
 		next = nextPartitionLedger(sc.ledger, d, s.proc.writerOf(), files)
+		// The limits the committing process applies; the conversations
+		// they ended are the process's, counted in its own ledger.
+		next.Limits = ledgerLimits(s.cfg, 0)
 		return json.Marshal(next)
 	})
 	files, err := sc.txn.Commit(states)

@@ -48,11 +48,16 @@ func (p *run) buildLedger(now time.Time) schema.Ledger {
 	if l.Out.ByOutcome == nil {
 		l.Out.ByOutcome = map[string]int64{}
 	}
-	cfg := p.cfg
-	l.Limits = schema.LedgerLimits{MaxLine: cfg.MaxLineBytes, MaxDocument: cfg.MaxDocumentBytes,
-		MaxBody: cmp.Or(cfg.MaxBodyBytes, decode.DefaultMaxBody), MaxSSEEvents: cmp.Or(cfg.MaxSSEEvents, decode.DefaultMaxSSEEvents),
-		MaxDepth: decode.MaxDepth(), MaxOpenConversations: max(cfg.MaxOpenConversations, 0), ConversationsEnded: c.Evicted}
+	l.Limits = ledgerLimits(p.cfg, c.Evicted)
 	return l
+}
+
+// ledgerLimits is the ledger's account of the limits cfg applies, with
+// ended the conversations ended early by the open-conversation limit.
+func ledgerLimits(cfg *Config, ended int64) schema.LedgerLimits {
+	return schema.LedgerLimits{MaxLine: cfg.MaxLineBytes, MaxDocument: cfg.MaxDocumentBytes,
+		MaxBody: cmp.Or(cfg.MaxBodyBytes, decode.DefaultMaxBody), MaxSSEEvents: cmp.Or(cfg.MaxSSEEvents, decode.DefaultMaxSSEEvents),
+		MaxDepth: decode.MaxDepth(), MaxOpenConversations: max(cfg.MaxOpenConversations, 0), ConversationsEnded: ended}
 }
 
 // cloneCounts copies a count map, empty rather than nil (the ledger's JSON
