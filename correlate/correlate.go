@@ -93,6 +93,7 @@ type Correlator struct {
 	waiting  []*exchange                // requests that were still waiting when their observation was done, oldest first (park.go)
 	waitHead int                        // waiting[:waitHead] are parked or done
 	names    names                      // text shared by the rows of every conversation (state.go)
+	texts    texts                      // the texts of parked rows (park.go)
 
 	// Ids (ids.go).
 	heldByLog map[logKey]*heldHeap // server rows held for a same-id repeat, by log
