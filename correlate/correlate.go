@@ -339,7 +339,6 @@ type exLive struct {
 	attempts []classify.Attempt
 	att1     [1]classify.Attempt // where attempts starts: most exchanges make one
 	response *schema.Message
-	stray    []schema.Message
 	diag     exDiag
 	told     exState
 	toolName string
@@ -357,10 +356,12 @@ type exLive struct {
 
 // exHold is the part of a live exchange that only one cancelled or held
 // needs, or one whose log reports its outcome or whose last attempt was
-// answered with a Retry-After (an exLive of 384 bytes, not 416: issue 11).
+// answered with a Retry-After, or the only open exchange of a stdio
+// response without a request (an exLive of 360 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After
+	stray      []schema.Message // stdio responses it is the only open exchange for
 	cancelAt   time.Time        // when the cancel that marked it was sent (zero: not known)
 	respAt     time.Time        // when its response arrived, while held
 	heldLog    logKey           // the log of the record that carried its response, while held
@@ -762,7 +763,8 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 				}
 			}
 			if n == 1 {
-				only.stray = append(only.stray, *m)
+				h := only.holding()
+				h.stray = append(h.stray, *m)
 				only.getRow().EndedAt = o.EndOrStart()
 				used++
 			} else {
@@ -1055,7 +1057,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		version = cv.version
 	}
 	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
-		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.holdRO().reported,
+		Response: ex.response, Stray: ex.holdRO().stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.holdRO().reported,
 		StreamNotRecorded: cv.lostGet, LateResponse: ex.lateResponse}
 	v := classify.Classify(&ev)
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
