@@ -104,6 +104,7 @@ type Correlator struct {
 	waiting  []*exchange                // requests that were still waiting when their observation was done, oldest first (park.go)
 	waitHead int                        // waiting[:waitHead] are parked or done
 	names    names                      // text shared by the rows of every conversation (state.go)
+	texts    texts                      // the texts of parked rows (park.go)
 
 	// Ids (ids.go).
 	heldByLog map[logKey]*heldHeap // server rows held for a same-id repeat, by log
@@ -346,18 +347,15 @@ type exchange struct {
 // exLive is the part of an exchange that is dropped once its row has gone
 // out: the row being built and the evidence it is judged on.
 type exLive struct {
-	row        *schema.Exchange // nil once judged and emitted, or while parked (park.go): read it with getRow
-	parked     *parkedRow       // its row while it waits (park.go)
-	attempts   []classify.Attempt
-	att1       [1]classify.Attempt // where attempts starts: most exchanges make one
-	response   *schema.Message
-	stray      []schema.Message
-	reported   *schema.Reported
-	diag       exDiag
-	told       exState
-	retryAfter string
-	toolName   string
-	log        logKey // the log of its latest request record (ids.go)
+	row      *schema.Exchange // nil once judged and emitted, or while parked (park.go): read it with getRow
+	parked   *parkedRow       // its row while it waits (park.go)
+	attempts []classify.Attempt
+	att1     [1]classify.Attempt // where attempts starts: most exchanges make one
+	response *schema.Message
+	diag     exDiag
+	told     exState
+	toolName string
+	log      logKey // the log of its latest request record (ids.go)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
 	holdPart     *exHold
@@ -370,13 +368,18 @@ type exLive struct {
 }
 
 // exHold is the part of a live exchange that only one cancelled or held
-// needs.
+// needs, or one whose log reports its outcome or whose last attempt was
+// answered with a Retry-After, or the only open exchange of a stdio
+// response without a request (an exLive of 360 bytes, not 408: issue 11).
 type exHold struct {
-	cancelAt time.Time        // when the cancel that marked it was sent (zero: not known)
-	respAt   time.Time        // when its response arrived, while held
-	heldLog  logKey           // the log of the record that carried its response, while held
-	unjudged *schema.Exchange // its row as it was before it was judged, while it may be held
-	holdSeq  int64            // its place among its conversation's held rows (ids.go)
+	reported   *schema.Reported // what the log reports of it
+	retryAfter string           // its last attempt's Retry-After
+	stray      []schema.Message // stdio responses it is the only open exchange for
+	cancelAt   time.Time        // when the cancel that marked it was sent (zero: not known)
+	respAt     time.Time        // when its response arrived, while held
+	heldLog    logKey           // the log of the record that carried its response, while held
+	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
+	holdSeq    int64            // its place among its conversation's held rows (ids.go)
 }
 
 // noHold is what holdRO reads for an exchange without its hold part; it
@@ -645,7 +648,9 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 		ex.getRow().HTTPStatuses = append(ex.getRow().HTTPStatuses, st)
 		ex.getRow().PostCount++
 		ex.getRow().EndedAt = o.EndOrStart()
-		ex.retryAfter = h.RetryAfter
+		if h.RetryAfter != "" || ex.holdPart != nil {
+			ex.holding().retryAfter = h.RetryAfter
+		}
 		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
 		ex.lastEnd = o.EndOrStart()
 		ex.sseEvents = int32(h.SSEEvents)
@@ -706,7 +711,9 @@ func (c *Correlator) addPaired(cv *conversation, o *schema.Observation) (used, n
 		case schema.MsgRequest:
 			if ex == nil {
 				ex = c.attach(cv, o, m, false)
-				ex.reported = o.Reported
+				if o.Reported != nil {
+					ex.holding().reported = o.Reported
+				}
 				used++
 				continue
 			}
@@ -775,7 +782,8 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 				}
 			}
 			if n == 1 {
-				only.stray = append(only.stray, *m)
+				h := only.holding()
+				h.stray = append(h.stray, *m)
 				only.getRow().EndedAt = o.EndOrStart()
 				used++
 			} else {
@@ -1068,7 +1076,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		version = cv.version
 	}
 	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
-		Response: ex.response, Stray: ex.stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.reported,
+		Response: ex.response, Stray: ex.holdRO().stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.holdRO().reported,
 		StreamNotRecorded: cv.lostGet, LateResponse: ex.lateResponse}
 	v := classify.Classify(&ev)
 	r.Outcome, r.Layer, r.Reason, r.RetryAdvice = v.Outcome, v.Layer, v.Reason, v.RetryAdvice
@@ -1123,7 +1131,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		// latency rather than a negative one.
 		r.LatencyMS = c.slabs.f64s.put(float64(r.EndedAt.Sub(r.StartedAt).Microseconds()) / 1000)
 	}
-	r.RetryAfter = c.slabs.str(ex.retryAfter)
+	r.RetryAfter = c.slabs.str(ex.holdRO().retryAfter)
 	if r.ClientName == nil && cv.client.Name != "" {
 		r.ClientName, r.ClientVersion = c.slabs.str(cv.client.Name), c.slabs.str(cv.client.Version)
 	}

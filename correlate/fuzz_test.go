@@ -330,6 +330,19 @@ func checkCorrelation(t *testing.T, obs []*schema.Observation) {
 	if again, st2 := one(); !reflect.DeepEqual(newRows, again) || st != st2 {
 		t.Fatalf("two runs of one input differ: %d rows then %d, stats %+v then %+v", len(newRows), len(again), st, st2)
 	}
+	// Parking (park.go) changes no row: with every waiting row parked one
+	// observation after its own, and with none parked.
+	for _, p := range []struct {
+		after int64
+		off   bool
+	}{{1, false}, {0, true}} {
+		restore := correlate.SetParking(p.after, p.off)
+		rows, st2 := one()
+		restore()
+		if !reflect.DeepEqual(newRows, rows) || st != st2 {
+			t.Fatalf("parking after %d (off %v) changed the rows: %d rows then %d, stats %+v then %+v", p.after, p.off, len(newRows), len(rows), st, st2)
+		}
+	}
 	// The sharded wiring: for one round size, the same rows and the same
 	// stats whatever the number of shards; with a Mark after every
 	// observation (round 1), the rows New gives. Across round sizes rows

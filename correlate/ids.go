@@ -461,7 +461,7 @@ func (l *Linker) noteFailed(x *linkEx) {
 func (l *Linker) forgetEarlier() {
 	keep := l.earlier[:0]
 	for _, cv := range l.earlier {
-		if l.clocks.now(cv.log).Sub(cv.lastStart) <= RetryWindow {
+		if l.clocks.now(*cv.log).Sub(cv.lastStart) <= RetryWindow {
 			keep = append(keep, cv)
 		} else {
 			cv.repeatable = false

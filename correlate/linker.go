@@ -219,6 +219,7 @@ type Linker struct {
 }
 
 type linkLog struct {
+	key      logKey // the log's, where its conversations point (linkConv.log)
 	recent   map[uint64]*linkEx
 	order    []uint64
 	lastInit map[string]time.Time   // the latest initialize request in the log, per client name
@@ -233,7 +234,7 @@ type linkConv struct {
 	id         int64
 	session    string
 	state      convState
-	log        logKey
+	log        *logKey   // its log's key (linkLog.key): a conversation of 112 bytes, not 160
 	lastStart  time.Time // of its latest remembered request
 	firstStart time.Time // of its first remembered request
 	repeatable bool      // in Linker.earlier
@@ -269,7 +270,7 @@ func NewLinker(emit func(Row)) *Linker {
 func (l *Linker) log(k logKey) *linkLog {
 	lg := l.logs[k]
 	if lg == nil {
-		lg = &linkLog{recent: map[uint64]*linkEx{}}
+		lg = &linkLog{key: k, recent: map[uint64]*linkEx{}}
 		l.logs[k] = lg
 	}
 	return lg
@@ -339,7 +340,7 @@ func (l *Linker) attach(it *Item) {
 	lg := l.log(ev.log)
 	cv := l.convs[it.conv]
 	if cv == nil {
-		cv = &linkConv{id: it.conv, session: ev.session, log: ev.log, firstStart: ev.time, fresh: ev.opens}
+		cv = &linkConv{id: it.conv, session: ev.session, log: &lg.key, firstStart: ev.time, fresh: ev.opens}
 		l.convs[it.conv] = cv
 	}
 	if ev.conv.expired && !cv.state.expired {
@@ -522,7 +523,7 @@ func (l *Linker) Advance(m Mark) {
 	}
 	keep := l.expired[:0]
 	for _, cv := range l.expired {
-		if l.clocks.now(cv.log).Sub(cv.lastStart) <= NextSessionWindow {
+		if l.clocks.now(*cv.log).Sub(cv.lastStart) <= NextSessionWindow {
 			keep = append(keep, cv)
 		}
 	}

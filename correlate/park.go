@@ -2,6 +2,7 @@ package correlate
 
 import (
 	"reflect"
+	"strings"
 	"time"
 
 	"mcptrace/schema"
@@ -9,30 +10,37 @@ import (
 
 // A request still waiting once the observation that attached it is done
 // (never answered, answered 202, a cut stream) keeps its row parked: the
-// few columns a row has before it is judged, in a parkedRow of 384
-// bytes instead of the 1,008-byte rowBox (issue 11: an open conversation
-// takes at most 2 KiB). The row is built again, column for column the
-// same, the first time it is needed (getRow): another attempt, its
-// answer, its judgement. A row with any other column set is not parked.
+// few columns a row has before it is judged, in a parkedRow of 208 bytes
+// instead of the 1,008-byte rowBox (issue 11: an open conversation takes
+// at most 2 KiB). Its texts that repeat across rows (source, format,
+// transport, client, server, tool, URL, ...) are kept as numbers into its
+// correlator's table of them (texts), its session as a flag when it is
+// its conversation's. The row is built again, column for column the same,
+// the first time it is needed (getRow): another attempt, its answer, its
+// judgement. A row with any other column set is not parked, nor one with
+// a text new to a full table.
 
 // parkedRow is a row's columns before it is judged.
 type parkedRow struct {
 	// Its exchange_id, method and started_at are its exchange's (exID,
 	// method, startedAt): a row whose are not is not parked.
-	source, sides, initiator, transport, retryOrigin, format string
-	sourceLine                                               int64
-	endedAt                                                  time.Time
-	httpStatuses                                             []int32 // when it does not start in its box
-	arguments                                                []byte
-	opt                                                      [parkedOpts]string
-	optSet                                                   uint16 // which of opt the row set
-	postCount                                                int32
-	status1                                                  int32 // HTTPStatuses[0] when it starts in its box
-	statusN                                                  int8  // -1: httpStatuses; else 0 or 1, the length of the box's
-	late, idConflict, retryUnsafe                            bool
+	tab        *texts // what txt numbers
+	sourceLine int64
+	endedAt    time.Time
+	// The texts that are not in the table: its session when it is not
+	// its conversation's (convSession), its id, its retry_of.
+	session, jsonRPCID, retryOf                string
+	arguments                                  []byte
+	httpStatuses                               *[]int32 // when it does not start in its box
+	txt                                        [parkedTexts]uint32
+	postCount                                  int32
+	status1                                    int32  // HTTPStatuses[0] when it starts in its box
+	optSet                                     uint16 // which optional columns the row set (opt's order)
+	statusN                                    int8   // -1: httpStatuses; else 0 or 1, the length of the box's
+	late, idConflict, retryUnsafe, convSession bool
 }
 
-// The optional text columns a parked row keeps, in opt's order.
+// The optional text columns of a row, in optional's order.
 const (
 	optSessionID = iota
 	optJSONRPCID
@@ -49,11 +57,74 @@ const (
 	parkedOpts
 )
 
+// The texts a parked row keeps in its table, in txt's order: the row's
+// required ones, then the optional ones from optJSONRPCIDType on but
+// optRetryOf (txtOf).
+const (
+	txtSource = iota
+	txtSides
+	txtInitiator
+	txtTransport
+	txtRetryOrigin
+	txtFormat
+	txtOpt      // optJSONRPCIDType's; the next ones follow txtOf
+	parkedTexts = txtOpt + parkedOpts - 3
+)
+
+// txtOf is where txt keeps optional column i (optJSONRPCIDType and later,
+// but optRetryOf).
+func txtOf(i int) int {
+	if i > optRetryOf {
+		return txtOpt + i - 3
+	}
+	return txtOpt // optJSONRPCIDType
+}
+
 // optional returns the addresses of a row's optional text columns, in
 // opt's order.
 func optional(r *schema.Exchange) [parkedOpts]**string {
 	return [parkedOpts]**string{&r.SessionID, &r.JSONRPCID, &r.JSONRPCIDType, &r.RetryOf, &r.RetryBasis, &r.Scenario,
 		&r.ClientName, &r.ClientVersion, &r.ServerName, &r.ServerVersion, &r.ToolName, &r.URL}
+}
+
+// texts numbers the texts parked rows keep: each distinct text once, for
+// the whole run (they are the few values of a column that repeat across
+// rows: files, formats, transports, clients, servers, tools, URLs). It is
+// bounded, in entries and bytes; past the bound a row with a text not in
+// it is not parked.
+type texts struct {
+	m     map[string]uint32
+	list  []string // list[0] is ""
+	bytes int
+}
+
+const (
+	textsMax      = 1 << 16  // entries
+	textsMaxBytes = 16 << 20 // bytes of text
+	textMaxLen    = 2048     // a longer text is not numbered
+)
+
+// number is s's number in the table, added when there is room.
+func (t *texts) number(s string) (uint32, bool) {
+	if s == "" {
+		return 0, true
+	}
+	if n, ok := t.m[s]; ok {
+		return n, true
+	}
+	if len(s) > textMaxLen || len(t.list) >= textsMax || t.bytes+len(s) > textsMaxBytes {
+		return 0, false
+	}
+	if t.m == nil {
+		t.m = make(map[string]uint32, 64)
+		t.list = append(t.list, "")
+	}
+	v := strings.Clone(s)
+	n := uint32(len(t.list))
+	t.list = append(t.list, v)
+	t.m[v] = n
+	t.bytes += len(v)
+	return n, true
 }
 
 // noPark turns parking off (the package's tests compare the rows of a run
@@ -65,8 +136,8 @@ var noPark bool
 var checkPark bool
 
 // park parks the row of a waiting exchange, unless it has columns a
-// parked row does not keep.
-func (ex *exchange) park() {
+// parked row does not keep, or texts the table has no room for.
+func (ex *exchange) park(tab *texts) {
 	l := ex.exLive
 	if l == nil || l.row == nil || l.parked != nil || noPark {
 		return
@@ -75,9 +146,8 @@ func (ex *exchange) park() {
 	if r.ExchangeID != ex.exID || r.Method != ex.method || r.StartedAt != ex.startedAt {
 		return
 	}
-	p := &parkedRow{source: r.Source, sides: r.Sides, initiator: r.Initiator, transport: r.Transport,
-		retryOrigin: r.RetryOrigin, format: r.Format, sourceLine: r.SourceLine,
-		endedAt: r.EndedAt, arguments: r.Arguments, postCount: r.PostCount, late: r.Late, idConflict: r.IDConflict, retryUnsafe: r.RetryUnsafe}
+	p := &parkedRow{tab: tab, sourceLine: r.SourceLine, endedAt: r.EndedAt, arguments: r.Arguments, postCount: r.PostCount,
+		late: r.Late, idConflict: r.IDConflict, retryUnsafe: r.RetryUnsafe}
 	switch s := r.HTTPStatuses; {
 	case len(s) <= 1 && cap(s) == 1: // in its box (attach): a longer one has an array of its own
 		p.statusN = int8(len(s))
@@ -88,13 +158,42 @@ func (ex *exchange) park() {
 		if s == nil {
 			return // a row's statuses are never nil before it is judged
 		}
-		p.httpStatuses, p.statusN = s, -1
+		p.httpStatuses, p.statusN = &s, -1
 	}
+	ok := true
+	num := func(at int, s string) {
+		n, in := tab.number(s)
+		p.txt[at] = n
+		ok = ok && in
+	}
+	num(txtSource, r.Source)
+	num(txtSides, r.Sides)
+	num(txtInitiator, r.Initiator)
+	num(txtTransport, r.Transport)
+	num(txtRetryOrigin, r.RetryOrigin)
+	num(txtFormat, r.Format)
 	for i, f := range optional(r) {
-		if *f != nil {
-			p.opt[i] = **f
-			p.optSet |= 1 << i
+		if *f == nil {
+			continue
 		}
+		p.optSet |= 1 << i
+		switch s := **f; i {
+		case optSessionID:
+			if s == ex.cv.session {
+				p.convSession = true
+			} else {
+				p.session = s
+			}
+		case optJSONRPCID:
+			p.jsonRPCID = s
+		case optRetryOf:
+			p.retryOf = s
+		default:
+			num(txtOf(i), s)
+		}
+	}
+	if !ok {
+		return
 	}
 	// Every other column must be unset.
 	rest := *r
@@ -121,20 +220,37 @@ func (ex *exchange) park() {
 func (p *parkedRow) build(ex *exchange) *rowBox {
 	box := &rowBox{}
 	r := &box.row
-	r.ExchangeID, r.Source, r.Sides, r.Initiator, r.Transport = ex.exID, p.source, p.sides, p.initiator, p.transport
-	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method, p.retryOrigin, p.format, p.sourceLine
+	t := p.tab.list
+	r.ExchangeID, r.Source, r.Sides = ex.exID, t[p.txt[txtSource]], t[p.txt[txtSides]]
+	r.Initiator, r.Transport = t[p.txt[txtInitiator]], t[p.txt[txtTransport]]
+	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method, t[p.txt[txtRetryOrigin]], t[p.txt[txtFormat]], p.sourceLine
 	r.StartedAt, r.EndedAt, r.Arguments, r.PostCount = ex.startedAt, p.endedAt, p.arguments, p.postCount
 	r.Late, r.IDConflict, r.RetryUnsafe = p.late, p.idConflict, p.retryUnsafe
 	if p.statusN < 0 {
-		r.HTTPStatuses = p.httpStatuses
+		r.HTTPStatuses = *p.httpStatuses
 	} else {
 		box.statuses[0] = p.status1
 		r.HTTPStatuses = box.statuses[:p.statusN:1]
 	}
 	for i, f := range optional(r) {
-		if p.optSet&(1<<i) != 0 {
-			*f = box.put(p.opt[i])
+		if p.optSet&(1<<i) == 0 {
+			continue
 		}
+		var s string
+		switch i {
+		case optSessionID:
+			s = p.session
+			if p.convSession {
+				s = ex.cv.session
+			}
+		case optJSONRPCID:
+			s = p.jsonRPCID
+		case optRetryOf:
+			s = p.retryOf
+		default:
+			s = t[p.txt[txtOf(i)]]
+		}
+		*f = box.put(s)
 	}
 	return box
 }
@@ -143,7 +259,7 @@ func (p *parkedRow) build(ex *exchange) *rowBox {
 // request still waiting has its row parked: most that wait are answered
 // soon after (a response stream, a GET stream), and they are left as they
 // are.
-const parkAfter = 1024
+var parkAfter int64 = 1024
 
 // parkWaiting parks the rows of the requests that have waited parkAfter
 // observations; those settled since are passed over.
@@ -153,7 +269,7 @@ func (c *Correlator) parkWaiting() {
 		if ex.ref.seq > c.seq-parkAfter {
 			break
 		}
-		ex.park()
+		ex.park(&c.texts)
 		c.waiting[c.waitHead] = nil
 		c.waitHead++
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -26,8 +27,22 @@ func TestMain(m *testing.M) {
 // TestParkSameRows runs generated client and server logs (normal traffic,
 // and conversations that never finish) through a correlator with parking
 // and one without, and requires the same rows, column for column, in the
-// same order; and that rows of the client's logs were parked.
+// same order; and that rows of the client's logs were parked. It runs
+// with rows parked parkAfter observations after their own, as ingest
+// parks them, and one observation after (every row that waits past its
+// own observation is parked, and built again when an attempt, its answer
+// or its judgement needs it).
 func TestParkSameRows(t *testing.T) {
+	for _, after := range []int64{parkAfter, 1} {
+		t.Run(fmt.Sprintf("after=%d", after), func(t *testing.T) {
+			defer func(v int64) { parkAfter = v }(parkAfter)
+			parkAfter = after
+			testParkSameRows(t)
+		})
+	}
+}
+
+func testParkSameRows(t *testing.T) {
 	cases := []traffic.Options{
 		{Seed: 3, Exchanges: 6000, Sessions: 40},
 		{Seed: 4, Exchanges: 4000, Sessions: 30, Side: "server"},
@@ -84,5 +99,42 @@ func TestParkSameRows(t *testing.T) {
 			t.Errorf("%+v: no row was parked", opt) // a server's log writes most waits in one record
 		}
 		t.Logf("%+v: %d rows, parked rows seen %d times", opt, len(with), parks)
+	}
+}
+
+// SetParking is for the package's external tests (fuzz_test.go): rows are
+// parked after observations instead of parkAfter, or never when off. It
+// returns what puts the setting back.
+func SetParking(after int64, off bool) (restore func()) {
+	was, wasOff := parkAfter, noPark
+	parkAfter, noPark = after, off
+	return func() { parkAfter, noPark = was, wasOff }
+}
+
+// TestTextsBound: the table of parked texts numbers each text once, ""
+// as 0, and refuses a text past its bounds (too long, too many bytes),
+// while it still numbers the texts it has.
+func TestTextsBound(t *testing.T) {
+	var tab texts
+	a, okA := tab.number("client")
+	b, okB := tab.number("client")
+	if !okA || !okB || a != b || a == 0 || tab.list[a] != "client" {
+		t.Fatalf("number(client) = %d %v, then %d %v", a, okA, b, okB)
+	}
+	if n, ok := tab.number(""); n != 0 || !ok {
+		t.Errorf("number(\"\") = %d %v", n, ok)
+	}
+	if _, ok := tab.number(string(make([]byte, textMaxLen+1))); ok {
+		t.Error("a text over textMaxLen was numbered")
+	}
+	tab.bytes = textsMaxBytes - 3
+	if _, ok := tab.number("wire"); ok {
+		t.Error("a text past textsMaxBytes was numbered")
+	}
+	if n, ok := tab.number("sse"); !ok || tab.list[n] != "sse" {
+		t.Error("a text that fits was refused")
+	}
+	if n, ok := tab.number("client"); !ok || n != a {
+		t.Error("a text in the full table was refused")
 	}
 }

@@ -121,6 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *memLimit > 0 {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
+	defer startHeapPacer(*memLimit > 0)()
 	if *workers > 0 {
 		// The stages run side by side, so one worker per stage already keeps
 		// several cores busy: -workers also bounds the cores used.

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+// gogc reads the runtime's GOGC.
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// TestPacePercent: GOGC stays 100 up to the floor of live heap; above it
+// the headroom is the floor, then half the live heap.
+func TestPacePercent(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 100},
+		{100 << 20, 100},
+		{paceFloor, 100},
+		{paceFloor + 1, 99},
+		{384 << 20, 66},
+		{512 << 20, 50},
+		{700 << 20, 50},
+		{4 << 30, 50},
+	} {
+		if got := pacePercent(c.live); got != c.want {
+			t.Errorf("pacePercent(%d MiB) = %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+}
+
+// TestHeapPacer: with more than the floor live, a collection lowers GOGC;
+// stop puts it back to 100; a run whose environment sets GOGC is left
+// alone.
+func TestHeapPacer(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	live := make([]byte, 2*paceFloor) // counted live whether or not its pages are touched
+	stop := startHeapPacer(false)
+	var got int
+	for range 100 { // the finalizer runs after the collection, on its own goroutine
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		if got = gogc(); got != 100 {
+			break
+		}
+	}
+	stop()
+	runtime.KeepAlive(live)
+	if got >= 100 || got < 50 {
+		t.Errorf("GOGC %d with %d MiB live, want below 100, at least 50", got, len(live)>>20)
+	}
+	if pc := gogc(); pc != 100 {
+		t.Errorf("GOGC %d after stop, want 100", pc)
+	}
+	stop = startHeapPacer(true) // -memory-limit set: no pacing
+	for range 3 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if pc := gogc(); pc != 100 {
+		t.Errorf("GOGC %d with -memory-limit set, want 100", pc)
+	}
+	stop()
+	runtime.KeepAlive(live)
+}
