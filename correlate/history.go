@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcptrace/classify"
+	"mcptrace/schema"
 )
 
 // What a conversation remembers of its requests for the requests that
@@ -14,7 +15,7 @@ import (
 // While the request is open, and judged until its row has gone out, the
 // rem points to its exchange and everything is read from there. Once its
 // row is out (forgetLive) the rem keeps a summary of the few things later
-// requests consult (112 bytes: its id, hashes, times, outcome, the id of
+// requests consult (96 bytes: its id, hashes, times, outcome, the id of
 // its row) and lets go of the exchange, which is freed with its row
 // (issue 11: a judged exchange took some 400 bytes of the history, 256 of
 // them the exchange itself and 24 its exchange id).
@@ -29,24 +30,34 @@ type rem struct {
 	fromServer bool
 
 	// The summary, set by forget.
-	ran, uncertain bool
-	success        bool // judged success or tool_success
-	inputRequired  bool // judged input_required (MRTR)
+	flags          remFlags
 	unique         int8 // idsUniquePerSession of its own protocol version: 0 none (the conversation's), 1 yes, -1 no
+	idType         schema.IDType
 	exID           [12]byte
-	key            idKey
-	retryAfterS    float64
+	idKey          string // its id's key text (keyOf)
 	started, ended stamp
-	lastEnd        stamp
-	more           *remMore // what few need: an MRTR round's chain, times out of range, an odd exchange id
+	more           *remMore // what few need: a Retry-After, an MRTR round's chain, times out of range, an odd exchange id
 }
+
+type remFlags uint8
+
+const (
+	remRan           remFlags = 1 << iota // attempts ran or may have run
+	remUncertain                          // its outcome leaves side effects uncertain
+	remSuccess                            // judged success or tool_success
+	remInputRequired                      // judged input_required (MRTR)
+)
 
 // remMore is the part of a summary that few requests need.
 type remMore struct {
+	// Its last attempt's Retry-After and when that attempt ended (read
+	// only together: lastEnd only when retryAfterS is not 0).
+	retryAfterS  float64
+	lastEnd      time.Time
 	requestState string
 	round        int32
 	chain        *chain
-	times        *[3]time.Time // started, ended, lastEnd: set when a stamp cannot hold one
+	times        *[2]time.Time // started, ended: set when a stamp cannot hold one
 	exID         string        // set when the exchange id is not 24 hex digits
 }
 
@@ -70,8 +81,19 @@ func (ex *exchange) remOf() *rem {
 // forget makes the summary of a judged exchange whose row has gone out and
 // lets go of the exchange.
 func (x *rem) forget(ex *exchange) {
-	x.ran, x.uncertain = ex.ran > 0, ex.uncertain
-	x.success, x.inputRequired = isSuccess(ex.outcome), ex.outcome == classify.InputRequired
+	x.flags = 0
+	if ex.ran > 0 {
+		x.flags |= remRan
+	}
+	if ex.uncertain {
+		x.flags |= remUncertain
+	}
+	if isSuccess(ex.outcome) {
+		x.flags |= remSuccess
+	}
+	if ex.outcome == classify.InputRequired {
+		x.flags |= remInputRequired
+	}
 	switch {
 	case ex.reqVersion == "":
 		x.unique = 0
@@ -80,23 +102,25 @@ func (x *rem) forget(ex *exchange) {
 	default:
 		x.unique = -1
 	}
-	x.key = keyOf(ex.id)
-	x.retryAfterS = ex.retryAfterS
+	k := keyOf(ex.id)
+	x.idType, x.idKey = k.t, k.text
 	var m remMore
+	if ex.retryAfterS != 0 {
+		m.retryAfterS, m.lastEnd = ex.retryAfterS, ex.lastEnd
+	}
 	if n, err := hex.Decode(x.exID[:], []byte(ex.exID)); err != nil || n != len(x.exID) || len(ex.exID) != 2*len(x.exID) || hex.EncodeToString(x.exID[:]) != ex.exID {
 		m.exID = ex.exID
 		if m.exID == "" {
 			m.exID = "\x00" // not "": an empty id is told by more.exID == "" below
 		}
 	}
-	var ok [3]bool
+	var ok [2]bool
 	x.started, ok[0] = toStamp(ex.startedAt)
 	x.ended, ok[1] = toStamp(ex.endedAt)
-	x.lastEnd, ok[2] = toStamp(ex.lastEnd)
-	if !ok[0] || !ok[1] || !ok[2] {
-		m.times = &[3]time.Time{ex.startedAt, ex.endedAt, ex.lastEnd}
+	if !ok[0] || !ok[1] {
+		m.times = &[2]time.Time{ex.startedAt, ex.endedAt}
 	}
-	if x.inputRequired {
+	if x.flags&remInputRequired != 0 {
 		m.requestState, m.round, m.chain = ex.requestState, ex.round, ex.chain
 	}
 	if m != (remMore{}) {
@@ -123,10 +147,13 @@ func (x *rem) check(ex *exchange) {
 			panic("correlate: a summary's protocol version is not its exchange's")
 		}
 	}
+	if ex.retryAfterS != 0 && (!s.lastEndAt().Equal(ex.lastEnd) || s.lastEndAt().IsZero() != ex.lastEnd.IsZero()) {
+		panic("correlate: a summary's Retry-After attempt end is not its exchange's")
+	}
 	if !s.final() || !ex.final || !s.startedAt().Equal(ex.startedAt) || !s.endedAt().Equal(ex.endedAt) ||
-		!s.lastEndAt().Equal(ex.lastEnd) || s.startedAt().IsZero() != ex.startedAt.IsZero() || s.endedAt().IsZero() != ex.endedAt.IsZero() ||
-		s.lastEndAt().IsZero() != ex.lastEnd.IsZero() || s.exIDText() != ex.exID || f1 != f2 || u1 != u2 || s.ranSoFar() != ex.ranSoFar() ||
-		s.retryAfter() != ex.retryAfterS || s.key != keyOf(ex.id) || s.paramsHash != ex.paramsHash || s.callHash != ex.callHash ||
+		s.startedAt().IsZero() != ex.startedAt.IsZero() || s.endedAt().IsZero() != ex.endedAt.IsZero() ||
+		s.exIDText() != ex.exID || f1 != f2 || u1 != u2 || s.ranSoFar() != ex.ranSoFar() ||
+		math.Float64bits(s.retryAfter()) != math.Float64bits(ex.retryAfterS) || s.key() != keyOf(ex.id) || s.paramsHash != ex.paramsHash || s.callHash != ex.callHash ||
 		s.inst != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome == classify.InputRequired) ||
 		(s.isInputRequired() && (s.requestState() != ex.requestState || s.round() != ex.round || s.chain() != ex.chain)) {
 		panic("correlate: a summary does not read back as its exchange")
@@ -182,21 +209,35 @@ func (x *rem) endedAt() time.Time {
 	return x.ended.time()
 }
 
+// lastEndAt is when its last attempt ended; of a summary, only with a
+// Retry-After (retryAfter not 0), which is all that reads it
+// (judgeRetryAfter).
 func (x *rem) lastEndAt() time.Time {
 	switch {
 	case x.ex != nil:
 		return x.ex.lastEnd
-	case x.more != nil && x.more.times != nil:
-		return x.more.times[2]
+	case x.more != nil:
+		return x.more.lastEnd
 	}
-	return x.lastEnd.time()
+	return time.Time{}
 }
 
 func (x *rem) retryAfter() float64 {
-	if x.ex != nil {
+	switch {
+	case x.ex != nil:
 		return x.ex.retryAfterS
+	case x.more != nil:
+		return x.more.retryAfterS
 	}
-	return x.retryAfterS
+	return 0
+}
+
+// key is the key of its id (keyOf).
+func (x *rem) key() idKey {
+	if x.ex != nil {
+		return keyOf(x.ex.id)
+	}
+	return idKey{x.idType, x.idKey}
 }
 
 // exIDText is the exchange id of its row.
@@ -217,14 +258,14 @@ func (x *rem) failedSoFar() (failed, uncertain bool) {
 	if x.ex != nil {
 		return x.ex.failedSoFar()
 	}
-	return !x.success && !x.inputRequired, x.uncertain
+	return x.flags&(remSuccess|remInputRequired) == 0, x.flags&remUncertain != 0
 }
 
 func (x *rem) ranSoFar() bool {
 	if x.ex != nil {
 		return x.ex.ranSoFar()
 	}
-	return x.ran
+	return x.flags&remRan != 0
 }
 
 // idsUnique is idsUniquePerSession of the version it was sent under.
@@ -242,7 +283,7 @@ func (x *rem) isInputRequired() bool {
 	if x.ex != nil {
 		return x.ex.final && x.ex.outcome == classify.InputRequired
 	}
-	return x.inputRequired
+	return x.flags&remInputRequired != 0
 }
 
 // The MRTR part: read only of a request judged input_required.

@@ -93,10 +93,7 @@ func (cv *conversation) vacate(ex *exchange) {
 // input_required stays the call's latest (a continuation may come at any
 // time; its chain's rows are held anyway).
 func (cv *conversation) unremember(x *rem) {
-	k := x.key
-	if x.ex != nil {
-		k = keyOf(x.ex.id)
-	}
+	k := x.key()
 	if list := cv.byID.get(k); len(list) > 0 {
 		if i := slices.Index(list, x); i >= 0 {
 			list = slices.Delete(list, i, i+1)
