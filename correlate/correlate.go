@@ -356,6 +356,7 @@ type exLive struct {
 	told     exState
 	toolName string
 	log      logKey // the log of its latest request record (ids.go)
+	rem      *rem   // what its conversation remembers of it (history.go)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
 	holdPart     *exHold
@@ -776,7 +777,7 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 			var only *exchange
 			n := 0
 			for _, ex := range cv.openList {
-				if !ex.final && ex.fromServer != fromServer {
+				if ex != nil && !ex.final && ex.fromServer != fromServer {
 					only = ex
 					n++
 				}
@@ -800,18 +801,18 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	k := keyOf(m.ID)
 	list := cv.byID.get(k)
 	inst := c.instanceOf(cv, o, m, fromServer, list)
-	prev := latestIn(list, fromServer, inst)
-	if prev != nil {
-		c.reopenSameID(cv, prev, o, m) // a held server row takes another attempt
+	prevRem := latestIn(list, fromServer, inst)
+	if prevRem != nil && prevRem.ex != nil {
+		c.reopenSameID(cv, prevRem.ex, o, m) // a held server row takes another attempt
 	}
 	retryOrigin, retryOf, basis := "none", "", ""
-	if prev != nil && prev.paramsHash == m.ParamsHash && m.ID.Valid() {
+	if prevRem != nil && prevRem.paramsHash == m.ParamsHash && m.ID.Valid() {
 		switch o.Trigger {
 		case schema.TriggerApplication, schema.TriggerManual:
-			retryOrigin, retryOf = o.Trigger, prev.exID
+			retryOrigin, retryOf = o.Trigger, prevRem.exIDText()
 			basis = "log_trigger"
 		default:
-			if !prev.final && o.HTTP != nil {
+			if prev := prevRem.ex; !prevRem.final() && o.HTTP != nil {
 				if n := len(prev.attempts); n > 0 {
 					prev.getRow().RetryOrigin = "sdk"
 					prev.getRow().RetryBasis = schema.Str("same_id")
@@ -827,14 +828,14 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 				}
 				return prev
 			}
-			if !prev.final && o.HTTP == nil && !o.Paired {
+			if prev := prevRem.ex; !prevRem.final() && o.HTTP == nil && !o.Paired {
 				// The same frame sent again on stdio: one request, but
 				// nothing says who repeated it.
 				prev.getRow().RetryOrigin, prev.getRow().RetryBasis = "unknown", schema.Str("same_id")
 				return prev
 			}
-			if failed, _ := prev.failedSoFar(); (failed || sameRequestAgain(cv, prev, o)) && (o.HTTP != nil || o.Trigger != "") {
-				retryOrigin, retryOf, basis = orSDK(o.Trigger), prev.exID, "same_id"
+			if failed, _ := prevRem.failedSoFar(); (failed || sameRequestAgain(cv, prevRem, o)) && (o.HTTP != nil || o.Trigger != "") {
+				retryOrigin, retryOf, basis = orSDK(o.Trigger), prevRem.exIDText(), "same_id"
 			}
 		}
 	}
@@ -991,12 +992,13 @@ func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema
 	list := cv.byID.get(k)
 	seen := false
 	for i := len(list) - 1; i >= 0; i-- {
-		ex := list[i]
-		if ex.fromServer != toServer {
+		x := list[i]
+		if x.fromServer != toServer {
 			continue
 		}
 		seen = true
-		if ex.final || ex.held {
+		ex := x.ex
+		if x.final() || ex.held {
 			continue
 		}
 		mm := *m
@@ -1050,8 +1052,8 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	list := cv.byID.get(keyOf(id))
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer {
-			if !list[i].final {
-				c.cancel(cv, list[i], m.At)
+			if !list[i].final() {
+				c.cancel(cv, list[i].ex, m.At)
 			}
 			return
 		}
@@ -1188,7 +1190,7 @@ func (c *Correlator) prune(cv *conversation) {
 	}
 	keep := cv.openList[:0]
 	for _, ex := range cv.openList {
-		if !ex.final {
+		if ex != nil && !ex.final {
 			keep = append(keep, ex)
 		}
 	}
@@ -1336,6 +1338,9 @@ func (c *Correlator) close(cv *conversation) {
 	// the same had the conversation gone on.
 	c.flushing = true
 	for _, ex := range cv.openList {
+		if ex == nil {
+			continue // judged, its row out (state.go, vacate)
+		}
 		// An answer held for a cancel (cancel.go) had its response: it
 		// would have gone out as it is when its log moved on.
 		c.cutting = cv.cut && !ex.held
@@ -1457,7 +1462,7 @@ func (c *Correlator) over(cv *conversation) bool {
 // without it.
 func (cv *conversation) waitsOnStream() bool {
 	for _, ex := range cv.openList {
-		if ex.final || ex.held {
+		if ex == nil || ex.final || ex.held {
 			continue
 		}
 		if n := len(ex.attempts); n > 0 {
@@ -1471,20 +1476,20 @@ func (cv *conversation) waitsOnStream() bool {
 
 // compactIDList keeps, of the exchanges sharing an id, those still open and
 // the latest finished one: all that later pairing and retries look at.
-func compactIDList(list []*exchange) []*exchange {
+func compactIDList(list []*rem) []*rem {
 	if len(list) < 8 {
 		return list
 	}
 	lastFinal := -1
-	for i, ex := range list {
-		if ex.final {
+	for i, x := range list {
+		if x.final() {
 			lastFinal = i
 		}
 	}
 	out := list[:0]
-	for i, ex := range list {
-		if !ex.final || i == lastFinal {
-			out = append(out, ex)
+	for i, x := range list {
+		if !x.final() || i == lastFinal {
+			out = append(out, x)
 		}
 	}
 	clear(list[len(out):])
@@ -1497,11 +1502,11 @@ func (cv *conversation) forget(cutoff time.Time) {
 	if cv.byID.len()+cv.calls.len() < 64 {
 		return
 	}
-	cv.byID.each(func(k idKey, list []*exchange) {
+	cv.byID.each(func(k idKey, list []*rem) {
 		keep := list[:0]
-		for _, ex := range list {
-			if !ex.final || !ex.startedAt.Before(cutoff) {
-				keep = append(keep, ex)
+		for _, x := range list {
+			if !x.final() || !x.startedAt().Before(cutoff) {
+				keep = append(keep, x)
 			}
 		}
 		if len(keep) == 0 {
@@ -1510,8 +1515,8 @@ func (cv *conversation) forget(cutoff time.Time) {
 			cv.byID.set(k, keep)
 		}
 	})
-	cv.calls.each(func(h uint64, ex *exchange) {
-		if ex.final && ex.startedAt.Before(cutoff) {
+	cv.calls.each(func(h uint64, x *rem) {
+		if x.final() && x.startedAt().Before(cutoff) {
 			cv.calls.del(h)
 		}
 	})

@@ -481,7 +481,7 @@ func (ex *exchange) ranSoFar() bool {
 
 // noteRepeat records that ex repeats prev, an earlier request of the same
 // call (a retry or a duplicate dispatch), for duplicate_side_effect.
-func (ex *exchange) noteRepeat(prev *exchange) {
+func (ex *exchange) noteRepeat(prev *rem) {
 	ex.diag.repeats = true
 	ex.diag.prevRan = prev.ranSoFar()
 }

@@ -34,6 +34,9 @@ func shardedRun(t testing.TB, obs []*schema.Observation, shards, round int, merg
 	return shardedRunHold(t, obs, shards, round, merging, window, 0)
 }
 
+// shardHistory is the History of shardedRun's correlators (history_test.go).
+var shardHistory int
+
 // shardedRunHold is shardedRun with the correlators' MaxHold set, as the
 // Kafka path sets it.
 func shardedRunHold(t testing.TB, obs []*schema.Observation, shards, round int, merging bool, window, maxHold time.Duration) ([]schema.Exchange, correlate.Stats) {
@@ -43,6 +46,7 @@ func shardedRunHold(t testing.TB, obs []*schema.Observation, shards, round int, 
 	for i := range cs {
 		cs[i] = correlate.NewShard(func(it correlate.Item) { outs[i] = append(outs[i], it) })
 		cs[i].IdleTimeout, cs[i].Lateness, cs[i].MaxHold = sampleIdle, sampleLateness, maxHold
+		cs[i].History = shardHistory
 	}
 	var rows []schema.Exchange
 	write := func(r correlate.Row) { rows = append(rows, *r.Exchange) }

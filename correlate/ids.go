@@ -72,7 +72,7 @@ func isHandshake(method string) bool { return method == "initialize" || method =
 
 // latestIn returns the latest request of list sent in one direction by one
 // instance.
-func latestIn(list []*exchange, fromServer bool, inst int32) *exchange {
+func latestIn(list []*rem, fromServer bool, inst int32) *rem {
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer && list[i].inst == inst {
 			return list[i]
@@ -85,12 +85,12 @@ func latestIn(list []*exchange, fromServer bool, inst int32) *exchange {
 // (same id, same params) while prev has not succeeded: an SDK re-POST, a
 // frame written twice, or the log's trigger naming who repeated it. The
 // rules of attach then apply to it.
-func repeatOf(prev *exchange, m *schema.Message) bool {
+func repeatOf(prev *rem, m *schema.Message) bool {
 	if prev == nil || prev.paramsHash != m.ParamsHash || !m.ID.Valid() {
 		return false
 	}
 	failed, _ := prev.failedSoFar()
-	return !prev.final || failed
+	return !prev.final() || failed
 }
 
 // instanceOf returns the client instance a request belongs to (0 in
@@ -100,7 +100,7 @@ func repeatOf(prev *exchange, m *schema.Message) bool {
 // one the instance sent before it (its sequence started again) that is
 // not held by a request still in flight. The same request sent again
 // (repeatOf) never starts one.
-func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool, list []*exchange) int32 {
+func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool, list []*rem) int32 {
 	if !cv.tracksInstances() {
 		return 0
 	}
@@ -120,8 +120,8 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 		case isHandshake(m.Method):
 			fresh = !isInt || !in.hasHi || id <= in.hi
 		case isInt && in.hasHi && id < in.hi && in.hiAt.Before(o.Time):
-			fresh = !slices.ContainsFunc(list, func(ex *exchange) bool {
-				return !ex.fromServer && ex.inst == in.n && ex.inFlight(cv)
+			fresh = !slices.ContainsFunc(list, func(x *rem) bool {
+				return !x.fromServer && x.inst == in.n && x.inFlight(cv)
 			})
 		}
 		if fresh {
@@ -193,23 +193,24 @@ func (cv *conversation) checksIDConflicts() bool {
 // else until its last attempt ended. Records are written when they end,
 // so the earlier request may come second: the pair is found either way,
 // and the row of the two that comes second in the log is the one flagged.
-func idConflict(cv *conversation, list []*exchange, m *schema.Message, o *schema.Observation, fromServer bool, inst int32) bool {
+func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Observation, fromServer bool, inst int32) bool {
 	if !m.ID.Valid() || !cv.checksIDConflicts() {
 		return false
 	}
 	start, end := o.Time, o.EndOrStart()
-	return slices.ContainsFunc(list, func(ex *exchange) bool {
-		if ex.fromServer != fromServer || ex.inst != inst || ex.paramsHash == m.ParamsHash {
+	return slices.ContainsFunc(list, func(x *rem) bool {
+		if x.fromServer != fromServer || x.inst != inst || x.paramsHash == m.ParamsHash {
 			return false
 		}
-		exEnd, open := ex.endedAt, false
-		if !ex.final {
-			if open = ex.inFlight(cv); !open {
-				exEnd = ex.lastEnd
+		exEnd, open := x.endedAt(), false
+		if !x.final() {
+			if open = x.ex.inFlight(cv); !open {
+				exEnd = x.ex.lastEnd
 			}
 		}
-		startedWhileOpen := !start.Before(ex.startedAt) && (open || start.Before(exEnd))
-		openedWhileOpen := ex.startedAt.After(start) && ex.startedAt.Before(end)
+		exStart := x.startedAt()
+		startedWhileOpen := !start.Before(exStart) && (open || start.Before(exEnd))
+		openedWhileOpen := exStart.After(start) && exStart.Before(end)
 		return startedWhileOpen || openedWhileOpen
 	})
 }
@@ -218,9 +219,9 @@ func idConflict(cv *conversation, list []*exchange, m *schema.Message, o *schema
 // request with the id and params of an earlier one is that request sent
 // again, even after it was answered (the client may never have got the
 // answer): an SDK-level repeat, retry_basis same_id.
-func sameRequestAgain(cv *conversation, prev *exchange, o *schema.Observation) bool {
+func sameRequestAgain(cv *conversation, prev *rem, o *schema.Observation) bool {
 	return cv.lin().side == schema.SideServer && cv.session != "" && o.HTTP != nil && !prev.fromServer &&
-		idsUniquePerSession(prev.versionOf(cv))
+		prev.idsUnique(cv)
 }
 
 // sameIDHold is the wait of Correlator.SameIDHold.

@@ -129,7 +129,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		return // a log that reports the call without its arguments cannot say it was repeated
 	}
 	prev := cv.calls.get(ex.callHash)
-	cv.calls.set(ex.callHash, ex)
+	cv.calls.set(ex.callHash, ex.remOf())
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.
@@ -142,41 +142,42 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	r := ex.getRow()
 	if params.continuation {
 		state := params.requestState
-		if prev.final && prev.cv == cv && prev.outcome == classify.InputRequired && (prev.requestState == "" || prev.requestState == state) {
-			round := max(prev.round, 1) + 1
-			ex.round, ex.chain = round, prev.chain
-			r.Continues, r.MRTRRound = schema.Str(prev.exID), &round
+		if prev.isInputRequired() && (prev.ex == nil || prev.ex.cv == cv) && (prev.requestState() == "" || prev.requestState() == state) {
+			round := max(prev.round(), 1) + 1
+			ex.round, ex.chain = round, prev.chain()
+			r.Continues, r.MRTRRound = schema.Str(prev.exIDText()), &round
 			return
 		}
 	}
 	if r.RetryOrigin != "none" {
-		if r.RetryOf != nil && *r.RetryOf == prev.exID {
+		if r.RetryOf != nil && *r.RetryOf == prev.exIDText() {
 			ex.noteRepeat(prev) // the same id sent again after it failed, or by the application
 		}
 		return // already a repeat of the same id
 	}
-	if o.Time.Sub(prev.startedAt) > RetryWindow {
+	prevStart := prev.startedAt()
+	if o.Time.Sub(prevStart) > RetryWindow {
 		return // too long ago to be a retry of it
 	}
 	failed, uncertain := prev.failedSoFar()
-	stillOpen := !prev.final || prev.endedAt.After(o.Time)
-	if !failed && stillOpen && o.Time.Sub(prev.startedAt) >= 0 && o.Time.Sub(prev.startedAt) <= DuplicateWindow {
-		r.DuplicateOf = schema.Str(prev.exID)
+	stillOpen := !prev.final() || prev.endedAt().After(o.Time)
+	if !failed && stillOpen && o.Time.Sub(prevStart) >= 0 && o.Time.Sub(prevStart) <= DuplicateWindow {
+		r.DuplicateOf = schema.Str(prev.exIDText())
 		ex.noteRepeat(prev)
 		return
 	}
-	if !failed && prev.final {
+	if !failed && prev.final() {
 		return // a new call that happens to repeat an earlier success
 	}
 	if prev.inst != ex.inst && isHandshake(ex.method) {
 		return // the handshake that says the client started again (ids.go)
 	}
-	open := !prev.final && !failed
+	open := !prev.final() && !failed
 	r.RetryOrigin = schema.TriggerApplication
 	if o.Trigger == schema.TriggerManual {
 		r.RetryOrigin = schema.TriggerManual
 	}
-	r.RetryOf = schema.Str(prev.exID)
+	r.RetryOf = schema.Str(prev.exIDText())
 	ex.noteRepeat(prev)
 	r.RetryBasis = schema.Str(basis)
 	if open {
@@ -188,7 +189,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if (uncertain || open) && !cv.safeToRepeat(ex.toolName) {
 		r.RetryUnsafe = true
 	}
-	judgeRetryAfter(r, prev.retryAfterS, prev.lastEnd, o.Time)
+	judgeRetryAfter(r, prev.retryAfter(), prev.lastEndAt(), o.Time)
 }
 
 // emitChained hands a judged exchange on, holding back the rounds of an MRTR

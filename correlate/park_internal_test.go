@@ -16,11 +16,13 @@ import (
 )
 
 // Every test of the package runs with parked rows checked: each row parked
-// is built again at once and must be the row parked (park.go). Benchmarks
-// run without the check, as ingest does.
+// is built again at once and must be the row parked (park.go); and each
+// summary of a judged request must read back as its exchange (history.go).
+// Benchmarks run without the checks, as ingest does.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	checkPark = flag.Lookup("test.bench").Value.String() == ""
+	checkRem = checkPark
 	os.Exit(m.Run())
 }
 
@@ -76,7 +78,7 @@ func testParkSameRows(t *testing.T) {
 				if !off && line%64 == 0 {
 					for _, cv := range c.convs {
 						for _, ex := range cv.openList {
-							if ex.exLive != nil && ex.parked != nil {
+							if ex != nil && ex.exLive != nil && ex.parked != nil {
 								parks++
 							}
 						}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"mcptrace/classify"
 	"mcptrace/schema"
 )
 
@@ -39,12 +38,16 @@ func (c *Correlator) historyOf(cv *conversation) int {
 // forgetLive drops what a judged exchange no longer needs once its row has
 // gone out (its row, attempts, response, ...), keeps its own copies of the
 // few strings it still needs (not views into the record it came from, so
-// that the record can be freed), and makes it the newest entry of its
-// conversation's history, forgetting the oldest beyond the bound.
+// that the record can be freed), and makes its rem the newest entry of its
+// conversation's history, forgetting the oldest beyond the bound. The rem
+// keeps a summary and lets go of the exchange (history.go): nothing of the
+// conversation points to it any longer (its place in the open list is
+// left empty).
 func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if ex.exLive == nil {
 		return
 	}
+	x := ex.rem
 	ex.exLive = nil // its id, method and version are its own already (own)
 	if ex.requestState != "" {
 		ex.requestState = strings.Clone(ex.requestState)
@@ -57,24 +60,42 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
 	}
+	if x != nil {
+		x.forget(ex)
+	}
+	if !keepExchanges {
+		cv.vacate(ex)
+	}
 	limit := c.historyOf(cv)
-	if limit <= 0 {
+	if limit <= 0 || x == nil {
 		return
 	}
-	cv.past.push(ex)
+	cv.past.push(x)
 	for cv.past.len() > limit {
 		cv.unremember(cv.past.pop())
 	}
 }
 
-// unremember forgets a judged exchange: later requests with its id or its
+// vacate empties ex's place in the open list: the list keeps its length,
+// so that it is pruned when it was before (and a request taken back,
+// reopenSameID, takes the place it did).
+func (cv *conversation) vacate(ex *exchange) {
+	for i := len(cv.openList) - 1; i >= 0; i-- {
+		if cv.openList[i] == ex {
+			cv.openList[i] = nil
+			return
+		}
+	}
+}
+
+// unremember forgets a judged request: later requests with its id or its
 // call no longer find it. The latest request of a call answered
 // input_required stays the call's latest (a continuation may come at any
 // time; its chain's rows are held anyway).
-func (cv *conversation) unremember(ex *exchange) {
-	k := keyOf(ex.id)
+func (cv *conversation) unremember(x *rem) {
+	k := x.key()
 	if list := cv.byID.get(k); len(list) > 0 {
-		if i := slices.Index(list, ex); i >= 0 {
+		if i := slices.Index(list, x); i >= 0 {
 			list = slices.Delete(list, i, i+1)
 			if len(list) == 0 {
 				cv.byID.del(k)
@@ -83,16 +104,16 @@ func (cv *conversation) unremember(ex *exchange) {
 			}
 		}
 	}
-	if cv.calls.get(ex.callHash) == ex && ex.outcome != classify.InputRequired {
-		cv.calls.del(ex.callHash)
+	if cv.calls.get(x.callHash) == x && !x.isInputRequired() {
+		cv.calls.del(x.callHash)
 	}
 }
 
-// addByID adds a request to the exchanges of its id (the maps of a
+// addByID adds a request to the requests of its id (the maps of a
 // conversation are made when first needed: most conversations park no
 // response and no cancel).
 func (cv *conversation) addByID(k idKey, ex *exchange) {
-	cv.byID.set(k, compactIDList(append(cv.byID.get(k), ex)))
+	cv.byID.set(k, compactIDList(append(cv.byID.get(k), ex.remOf())))
 }
 
 // park keeps a response that arrived before its request.
@@ -237,16 +258,16 @@ func ownImpl(i schema.Implementation) schema.Implementation {
 	return schema.Implementation{Name: strings.Clone(i.Name), Version: strings.Clone(i.Version)}
 }
 
-// exRing is a FIFO of exchanges.
+// exRing is a FIFO of remembered requests.
 type exRing struct {
-	buf  []*exchange
+	buf  []*rem
 	head int // index of the oldest
 	n    int
 }
 
 func (r *exRing) len() int { return r.n }
 
-func (r *exRing) push(ex *exchange) {
+func (r *exRing) push(ex *rem) {
 	if r.n == len(r.buf) {
 		n := 2 * len(r.buf)
 		switch {
@@ -255,7 +276,7 @@ func (r *exRing) push(ex *exchange) {
 		case n < 8:
 			n = 8 // and those that judge more, many
 		}
-		grown := make([]*exchange, n)
+		grown := make([]*rem, n)
 		for i := 0; i < r.n; i++ {
 			grown[i] = r.buf[(r.head+i)%len(r.buf)]
 		}
@@ -265,7 +286,7 @@ func (r *exRing) push(ex *exchange) {
 	r.n++
 }
 
-func (r *exRing) pop() *exchange {
+func (r *exRing) pop() *rem {
 	ex := r.buf[r.head]
 	r.buf[r.head] = nil
 	r.head = (r.head + 1) % len(r.buf)
@@ -331,11 +352,11 @@ func internVersion(v string) string {
 	return strings.Clone(v)
 }
 
-// idIndex holds a conversation's exchanges by id; callIndex its latest
-// client request per call.
+// idIndex holds a conversation's requests by id; callIndex its latest
+// client request per call (history.go).
 type (
-	idIndex   = smallMap[idKey, []*exchange]
-	callIndex = smallMap[uint64, *exchange]
+	idIndex   = smallMap[idKey, []*rem]
+	callIndex = smallMap[uint64, *rem]
 )
 
 // smallMap is a map that holds its first few entries in a slice: most

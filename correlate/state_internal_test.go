@@ -11,7 +11,7 @@ import (
 
 // The state a long-lived conversation keeps is bounded by its history, not
 // by how many requests it has sent; what it keeps of a judged request
-// holds no row, no attempt and no message.
+// holds no row, no attempt and no message, and no exchange (history.go).
 func TestHistoryStateIsBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -51,17 +51,22 @@ func TestHistoryStateIsBounded(t *testing.T) {
 					t.Errorf("history %d, want %d", c.historyOf(cv), tc.limit)
 				}
 				ids := 0
-				cv.byID.each(func(_ idKey, list []*exchange) { ids += len(list) })
+				cv.byID.each(func(_ idKey, list []*rem) { ids += len(list) })
 				if cv.past.len() != tc.limit || ids > tc.limit || cv.calls.len() > tc.limit {
 					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, cv.calls.len(), tc.limit)
 				}
-				cv.byID.each(func(_ idKey, list []*exchange) {
-					for _, ex := range list {
-						if ex.exLive != nil {
-							t.Fatalf("a judged exchange keeps its row and evidence")
+				cv.byID.each(func(_ idKey, list []*rem) {
+					for _, x := range list {
+						if x.ex != nil {
+							t.Fatalf("a judged request keeps its exchange (its row and evidence)")
 						}
 					}
 				})
+				for _, ex := range cv.openList {
+					if ex != nil && ex.final {
+						t.Fatalf("the open list keeps a judged exchange whose row is out")
+					}
+				}
 			}
 			c.Flush()
 			if rows != n {

@@ -98,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "read every input as this format instead of detecting it: "+formatList())
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof reads it)")
 	memProfile := fs.String("memprofile", "", "write a heap profile (in use and allocated) to this file at the end of the run")
+	peakProfile := fs.String("peakheapprofile", "", "write the heap profile taken after the collection that found the most live heap of the run to this file (what was live at the peak)")
 	memLimit := fs.Int64("memory-limit", 0, "soft limit on the process's Go memory, in MiB (runtime/debug.SetMemoryLimit): near it the garbage collector runs more often, trading CPU for memory; 0 leaves the runtime's own setting (GOMEMLIMIT, else none). Measured on a 1 GiB wire log: 300 cut peak RSS from about 454 to 307 MiB for about 10% more CPU")
 	kf := registerKafkaFlags(fs)
 	fs.Usage = func() {
@@ -148,7 +149,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		inputs = []string{"samples"}
 	}
-	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile, *peakProfile)
 	if err != nil {
 		log.Error().Err(err).Msg("profile")
 		return ExitUsage

@@ -12,12 +12,12 @@ import (
 // created is a usage error before anything is read.
 func TestProfilesWritten(t *testing.T) {
 	dir := t.TempDir()
-	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	cpu, mem, peak := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof"), filepath.Join(dir, "peak.prof")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-out", filepath.Join(dir, "out"), "-quiet", "-cpuprofile", cpu, "-memprofile", mem, "../../samples/correlation"}, &stdout, &stderr); code != 0 {
+	if code := run([]string{"-out", filepath.Join(dir, "out"), "-quiet", "-cpuprofile", cpu, "-memprofile", mem, "-peakheapprofile", peak, "../../samples/correlation"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, p := range []string{cpu, mem} {
+	for _, p := range []string{cpu, mem, peak} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
