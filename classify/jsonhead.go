@@ -236,19 +236,13 @@ func (h *valueHead) fill(in string, limit int) {
 			h.i = len(in)
 			return
 		}
-		switch e := in[h.i+1]; e {
-		case '"', '\\', '/':
+		if e, ok := jsonstr.ShortEscape(in[h.i+1]); ok {
 			h.b[h.n] = e
-		case 'b':
-			h.b[h.n] = '\b'
-		case 'f':
-			h.b[h.n] = '\f'
-		case 'n':
-			h.b[h.n] = '\n'
-		case 'r':
-			h.b[h.n] = '\r'
-		case 't':
-			h.b[h.n] = '\t'
+			h.n++
+			h.i += 2
+			continue
+		}
+		switch in[h.i+1] {
 		case 'u':
 			if h.i+6 > len(in) {
 				h.i = len(in)
@@ -263,8 +257,6 @@ func (h *valueHead) fill(in string, limit int) {
 			h.i = len(in)
 			return
 		}
-		h.n++
-		h.i += 2
 	}
 }
 

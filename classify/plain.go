@@ -201,20 +201,8 @@ func plainLiteral(raw string) bool {
 			if i+2 > n-1 {
 				return false
 			}
-			switch raw[i+1] {
-			case '"', '\\', '/':
-				c = raw[i+1]
-			case 'b':
-				c = '\b'
-			case 'f':
-				c = '\f'
-			case 'n':
-				c = '\n'
-			case 'r':
-				c = '\r'
-			case 't':
-				c = '\t'
-			default:
+			var ok bool
+			if c, ok = jsonstr.ShortEscape(raw[i+1]); !ok {
 				return false
 			}
 			i += 2
@@ -295,20 +283,8 @@ func plainLineTail(head []byte, rest string) bool {
 			if i+2 > len(rest)-1 {
 				return false
 			}
-			switch rest[i+1] {
-			case '"', '\\', '/':
-				c = rest[i+1]
-			case 'b':
-				c = '\b'
-			case 'f':
-				c = '\f'
-			case 'n':
-				c = '\n'
-			case 'r':
-				c = '\r'
-			case 't':
-				c = '\t'
-			default:
+			var ok bool
+			if c, ok = jsonstr.ShortEscape(rest[i+1]); !ok {
 				return false
 			}
 			i += 2

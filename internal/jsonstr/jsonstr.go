@@ -63,19 +63,10 @@ func AppendEscape(dst, e []byte) ([]byte, int) {
 	if len(e) < 2 || e[0] != '\\' {
 		return dst, 0
 	}
+	if c, ok := ShortEscape(e[1]); ok {
+		return append(dst, c), 2
+	}
 	switch e[1] {
-	case '"', '\\', '/':
-		return append(dst, e[1]), 2
-	case 'b':
-		return append(dst, '\b'), 2
-	case 'f':
-		return append(dst, '\f'), 2
-	case 'n':
-		return append(dst, '\n'), 2
-	case 'r':
-		return append(dst, '\r'), 2
-	case 't':
-		return append(dst, '\t'), 2
 	case 'u':
 		if len(e) < 6 {
 			return dst, 0
@@ -127,4 +118,25 @@ func plainRun(b []byte) int {
 		}
 	}
 	return n
+}
+
+// ShortEscape is the byte a one-character JSON escape stands for, given
+// the character after the backslash; ok is false for 'u' (AppendEscape
+// reads those) and for anything that is not an escape.
+func ShortEscape(e byte) (c byte, ok bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
