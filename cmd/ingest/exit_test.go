@@ -108,15 +108,7 @@ func TestLastLogLineCarriesTheLedger(t *testing.T) {
 	if code != ExitQuarantined {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitQuarantined, p)
 	}
-	lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n")
-	var last struct {
-		Message string        `json:"message"`
-		Exit    int           `json:"exit"`
-		Ledger  schema.Ledger `json:"ledger"`
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("the last stderr line is not JSON: %v\n%s", err, lines[len(lines)-1])
-	}
+	last, _ := lastLogLine(t, p)
 	l := last.Ledger
 	if last.Message != "ingest finished" || last.Exit != ExitQuarantined || !l.Balanced || len(l.Inputs) < 2 || l.Totals.Quarantined == 0 {
 		t.Fatalf("last line: %+v", last)
@@ -132,4 +124,24 @@ func TestLastLogLineCarriesTheLedger(t *testing.T) {
 	if file.Totals.Records != l.Totals.Records || file.Out.Exchanges != l.Out.Exchanges || len(file.Inputs) != len(l.Inputs) {
 		t.Errorf("ledger.json %+v differs from the log line's %+v", file.Totals, l.Totals)
 	}
+}
+
+// lastLine is the fields of ingest's last log line a script reads.
+type lastLine struct {
+	Message string        `json:"message"`
+	Exit    int           `json:"exit"`
+	Ledger  schema.Ledger `json:"ledger"`
+}
+
+// lastLogLine decodes the last line a run wrote on stderr (not a
+// terminal: JSON), and returns it as written too.
+func lastLogLine(t *testing.T, p *ingestProc) (lastLine, string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n")
+	line := lines[len(lines)-1]
+	var last lastLine
+	if err := json.Unmarshal([]byte(line), &last); err != nil {
+		t.Fatalf("the last stderr line is not JSON: %v\n%s", err, line)
+	}
+	return last, line
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"mcptrace/internal/kafkatest"
@@ -25,19 +24,11 @@ func TestKafkaLastLogLineCarriesTheLedger(t *testing.T) {
 	if code != ExitQuarantined {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitQuarantined, p)
 	}
-	lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n")
-	var last struct {
-		Message string        `json:"message"`
-		Exit    int           `json:"exit"`
-		Ledger  schema.Ledger `json:"ledger"`
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("the last stderr line is not JSON: %v\n%s", err, lines[len(lines)-1])
-	}
+	last, line := lastLogLine(t, p)
 	l := last.Ledger
 	if last.Message != "ingest finished" || last.Exit != ExitQuarantined || !l.Balanced || !l.Complete || l.Kafka == nil ||
 		l.Kafka.Group != "ledger" || len(l.Inputs) != 2 || l.Totals.Records != int64(len(recs)) || l.Totals.Quarantined != 1 {
-		t.Fatalf("last line: %s", lines[len(lines)-1])
+		t.Fatalf("last line: %s", line)
 	}
 	paths, err := filepath.Glob(filepath.Join(out, ".mcptrace", "scopes", "*", "ledger.json"))
 	if err != nil || len(paths) != 2 {
