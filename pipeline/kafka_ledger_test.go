@@ -191,7 +191,7 @@ func TestKafkaLedgerTwoMembersAndRestart(t *testing.T) {
 	}
 	// The members' own ledgers (their last log lines): what each
 	// committed, adding up to the partitions'.
-	var procRecords, procRows, procNotes, partNotes, corrNotes int64
+	var procRecords, procRows, procNotes, partNotes, corrNotes, readRecords int64
 	for i, s := range sums {
 		l := s.Ledger
 		if l.Version != schema.LedgerVersion || l.Kafka == nil || l.Kafka.Group != "g" || !l.Balanced || !l.Complete {
@@ -201,6 +201,7 @@ func TestKafkaLedgerTwoMembersAndRestart(t *testing.T) {
 		procRows += l.Out.Exchanges
 		procNotes += l.Out.Notifications
 		corrNotes += s.Correlation.Notifications
+		readRecords += s.Records
 	}
 	var rows int64
 	var partRecords int64
@@ -212,10 +213,12 @@ func TestKafkaLedgerTwoMembersAndRestart(t *testing.T) {
 	if procRecords != int64(len(recs)) || partRecords != int64(len(recs)) || procRows != rows {
 		t.Errorf("members committed %d records and %d rows, the partitions' ledgers count %d and %d, %d were produced", procRecords, procRows, partRecords, rows, len(recs))
 	}
-	// Notifications are counted per record as the correlator counts them
-	// (each member's correlators saw exactly what it committed: no replay).
-	if procNotes != partNotes || procNotes != corrNotes {
-		t.Errorf("notifications: members' ledgers %d, partitions' %d, correlators %d", procNotes, partNotes, corrNotes)
+	// Notifications are counted per record as the correlator counts them:
+	// when each member's correlators saw exactly what it committed (no
+	// record read twice: no rebalance moved a partition part-read), the
+	// same count; otherwise the correlators saw more.
+	if procNotes != partNotes || readRecords == int64(len(recs)) && procNotes != corrNotes || corrNotes < procNotes {
+		t.Errorf("notifications: members' ledgers %d, partitions' %d, correlators %d (records read %d, produced %d)", procNotes, partNotes, corrNotes, readRecords, len(recs))
 	}
 	t.Logf("%d records, %d exchanges, %d notifications; members committed %d and %d records", len(recs), rows, partNotes, sums[0].Ledger.Totals.Records, sums[1].Ledger.Totals.Records)
 
