@@ -1,12 +1,7 @@
 package classify_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"mcptrace/classify"
@@ -66,22 +61,9 @@ func TestClassifySameAsOracle(t *testing.T) {
 		n++
 	}
 	var bodies [][]byte
-	_ = filepath.WalkDir("../samples", func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ndjson") {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			var rec schema.WireRecord
-			if json.Unmarshal(l, &rec) == nil && rec.HTTP != nil && rec.HTTP.Response != nil && rec.HTTP.Response.Body != nil {
-				bodies = append(bodies, []byte(*rec.HTTP.Response.Body))
-			}
-		}
-		return nil
-	})
+	for _, r := range sampleResponses(t) {
+		bodies = append(bodies, []byte(r.body))
+	}
 	if len(bodies) < 100 {
 		t.Fatalf("only %d sample bodies", len(bodies))
 	}

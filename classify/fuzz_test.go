@@ -111,26 +111,15 @@ func FuzzClassify(f *testing.F) {
 		f.Add(append([]byte{byte(i), byte(i * 7), byte(i), byte(i * 13), byte(1 + i%3), byte(i)}, b...))
 	}
 	// Response bodies of the sample logs.
-	_ = filepath.WalkDir("../samples", func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ndjson") {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for i, l := range bytes.Split(b, []byte("\n")) {
-			var rec schema.WireRecord
-			if json.Unmarshal(l, &rec) == nil && rec.HTTP != nil && rec.HTTP.Response != nil && rec.HTTP.Response.Body != nil && i%3 == 0 {
-				sse := byte(0)
-				if strings.Contains(rec.HTTP.Response.ContentType, "event-stream") {
-					sse = 32
-				}
-				f.Add(append([]byte{0, 3, 0, sse, 1, byte(i)}, *rec.HTTP.Response.Body...))
+	for _, r := range sampleResponses(f) {
+		if r.line%3 == 0 {
+			sse := byte(0)
+			if r.sse {
+				sse = 32
 			}
+			f.Add(append([]byte{0, 3, 0, sse, 1, byte(r.line)}, r.body...))
 		}
-		return nil
-	})
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ev := fuzzEvidence(in)
 		before := fuzzEvidence(in)
@@ -184,4 +173,37 @@ func ownMessage(ev *classify.Evidence, m *schema.Message) bool {
 		}
 	}
 	return same(ev.Stray)
+}
+
+// sampleResponse is one HTTP response body of a sample wire log.
+type sampleResponse struct {
+	line int  // its record's index in its file
+	sse  bool // an event stream
+	body string
+}
+
+// sampleResponses is every HTTP response body of the sample wire logs.
+func sampleResponses(t testing.TB) []sampleResponse {
+	t.Helper()
+	var out []sampleResponse
+	err := filepath.WalkDir("../samples", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ndjson") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, l := range bytes.Split(b, []byte("\n")) {
+			var rec schema.WireRecord
+			if json.Unmarshal(l, &rec) == nil && rec.HTTP != nil && rec.HTTP.Response != nil && rec.HTTP.Response.Body != nil {
+				out = append(out, sampleResponse{i, strings.Contains(rec.HTTP.Response.ContentType, "event-stream"), *rec.HTTP.Response.Body})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
