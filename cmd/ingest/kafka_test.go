@@ -7,6 +7,7 @@ package main
 // once.
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand"
@@ -220,6 +221,12 @@ func TestKafkaSIGKILLAndRestart(t *testing.T) {
 		}
 		checkDataset(t, out) // every file under a final name is whole
 	}
+	// Every killed member is gone before the last consumer joins, as on a
+	// real broker after their sessions expire (kafkatest.WaitGroupEmpty
+	// says why the in-process broker needs the wait).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	kafkatest.WaitGroupEmpty(t, ctx, c.Addrs(), "kill")
 	finish(t, c, "kill", out)
 	checkCommittedAtEnd(t, c, "kill")
 	checkDurableCommitted(t, c, "kill", out)

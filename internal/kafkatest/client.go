@@ -274,3 +274,66 @@ func Format(o Offsets) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// WaitGroupEmpty polls, every 100 ms, until group has no members (its
+// state Empty or Dead, or unknown to the cluster), and fails the test when
+// ctx ends first, naming the members still in it.
+//
+// A test that kills consumers needs it before it starts the one that must
+// own every partition. The in-process broker has a gap a real broker does
+// not: a member killed while its JoinGroup waits for a rebalance is made a
+// member when the rebalance completes, its reply cannot be delivered, and
+// so no session timer starts for it; once a live leader syncs, the
+// pending-sync timer is cleared and the dead member keeps its partitions
+// until some later rebalance. A real broker starts every member's session
+// timer when the join completes. With no live member, the broker's
+// pending-sync timeout (the rebalance timeout) removes such members, so
+// waiting here until the group is empty costs at most a few timeouts.
+func WaitGroupEmpty(t testing.TB, ctx context.Context, addrs []string, group string) {
+	t.Helper()
+	cl, err := newClient(addrs)
+	if err != nil {
+		t.Fatalf("kafkatest.WaitGroupEmpty: %v", err)
+	}
+	defer cl.Close()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var last string
+	for {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Groups = []string{group}
+		// A short bound per request: a request the broker does not answer
+		// is asked again.
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		resp, err := req.RequestWith(rctx, cl)
+		cancel()
+		switch {
+		case err != nil:
+			if last == "" || ctx.Err() == nil {
+				last = err.Error()
+			}
+		case len(resp.Groups) != 1:
+			last = fmt.Sprintf("%d groups in the answer", len(resp.Groups))
+		default:
+			g := resp.Groups[0]
+			if err := kerr.ErrorForCode(g.ErrorCode); err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+				last = err.Error()
+				break
+			}
+			if len(g.Members) == 0 || g.State == "Empty" || g.State == "Dead" {
+				return
+			}
+			ids := make([]string, len(g.Members))
+			for i, m := range g.Members {
+				ids[i] = m.MemberID + "@" + m.ClientHost
+			}
+			last = fmt.Sprintf("state %s, members %s", g.State, strings.Join(ids, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("kafkatest.WaitGroupEmpty: group %q: %v before it was empty: %s", group, ctx.Err(), last)
+			return
+		case <-tick.C:
+		}
+	}
+}

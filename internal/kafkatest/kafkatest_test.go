@@ -596,3 +596,39 @@ func TestGroupMemberAcrossRestart(t *testing.T) {
 	t.Logf("fetched %d messages for %d records (redelivered after the restart: %d)", fetched, total, int64(fetched)-total)
 	mu.Unlock()
 }
+
+// TestWaitGroupEmpty: a group nobody joined is empty; while a member reads
+// WaitGroupEmpty fails naming it; once the member has left it returns.
+func TestWaitGroupEmpty(t *testing.T) {
+	c := Start(t, Options{Topics: map[string]int{"mcp": 2}})
+	recs := Synth(SynthOptions{Topic: "mcp", Partitions: 2, Records: 200, Sessions: 4})
+	Produce(t, c.Addrs(), recs)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	WaitGroupEmpty(t, ctx, c.Addrs(), "never-joined")
+
+	r := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: c.Addrs(), GroupID: "g", Topic: "mcp",
+		SessionTimeout: 6 * time.Second, HeartbeatInterval: time.Second, RebalanceTimeout: 5 * time.Second,
+		MaxWait: 100 * time.Millisecond, StartOffset: kafka.FirstOffset,
+	})
+	if _, err := r.FetchMessage(ctx); err != nil { // joined and assigned
+		t.Fatal(err)
+	}
+	ft := &fakeT{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wctx, wcancel := context.WithTimeout(t.Context(), 3*time.Second)
+		defer wcancel()
+		WaitGroupEmpty(ft, wctx, c.Addrs(), "g")
+	}()
+	<-done
+	if !strings.Contains(ft.msg, "before it was empty") || !strings.Contains(ft.msg, "members ") {
+		t.Errorf("WaitGroupEmpty with a member reading: %q", ft.msg)
+	}
+	if err := r.Close(); err != nil { // leaves the group
+		t.Fatal(err)
+	}
+	WaitGroupEmpty(t, ctx, c.Addrs(), "g")
+}
