@@ -41,7 +41,7 @@ type instance struct {
 // a server's log without sessions interleaves many clients, whose id
 // sequences cannot be told apart.
 func (cv *conversation) tracksInstances() bool {
-	return cv.session == "" && cv.lin().side == schema.SideClient
+	return cv.session() == "" && cv.lin().side == schema.SideClient
 }
 
 // targetOf names the server a request went to, as far as the record says:
@@ -141,7 +141,7 @@ func (ex *exchange) versionOf(cv *conversation) string {
 	if ex.reqVersion != "" {
 		return ex.reqVersion
 	}
-	return cv.version
+	return cv.version()
 }
 
 // idsUniquePerSession: before 2026-07-28 an id is never reused within a
@@ -220,7 +220,7 @@ func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Obse
 // again, even after it was answered (the client may never have got the
 // answer): an SDK-level repeat, retry_basis same_id.
 func sameRequestAgain(cv *conversation, prev *rem, o *schema.Observation) bool {
-	return cv.lin().side == schema.SideServer && cv.session != "" && o.HTTP != nil && !prev.fromServer &&
+	return cv.lin().side == schema.SideServer && cv.session() != "" && o.HTTP != nil && !prev.fromServer &&
 		prev.idsUnique(cv)
 }
 
@@ -240,7 +240,7 @@ func (c *Correlator) sameIDHold() time.Duration {
 // server's side of a session before 2026-07-28, carried by HTTP.
 func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
 	return !c.flushing && c.sameIDHold() > 0 && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin().side == schema.SideServer &&
-		cv.session != "" && idsUniquePerSession(ex.versionOf(cv))
+		cv.session() != "" && idsUniquePerSession(ex.versionOf(cv))
 }
 
 // keepUnjudged keeps, before an exchange is judged, its row as it was, so

@@ -140,10 +140,10 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 // call in the client's previous, expired session.
 func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observation, lookup bool) {
 	cv.linked, ex.linked = true, true
-	cv.told = convState{cv.expired, cv.client.Name}
+	cv.setTold(cv.expired, cv.client)
 	ex.told = ex.state()
 	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
-		time: ex.startedAt, session: cv.session, target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
+		time: ex.startedAt, session: cv.session(), target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told(), state: ex.told, lookup: lookup,
 		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)})})
 }
 
@@ -165,8 +165,8 @@ func (c *Correlator) tellConv(cv *conversation) {
 	if !cv.linked {
 		return
 	}
-	if st := (convState{cv.expired, cv.client.Name}); st != cv.told {
-		cv.told = st
+	if st := (convState{cv.expired, cv.client.Name}); st != cv.told() {
+		cv.setTold(cv.expired, cv.client)
 		c.emit(Item{kind: itemConv, conv: cv.first, ev: c.linkEv(linkEvent{conv: st})})
 	}
 }

@@ -179,7 +179,7 @@ func (ex *exchange) park(tab *texts) {
 		p.optSet |= 1 << i
 		switch s := **f; i {
 		case optSessionID:
-			if s == ex.cv.session {
+			if s == ex.cv.session() {
 				p.convSession = true
 			} else {
 				p.session = s
@@ -241,7 +241,7 @@ func (p *parkedRow) build(ex *exchange) *rowBox {
 		case optSessionID:
 			s = p.session
 			if p.convSession {
-				s = ex.cv.session
+				s = ex.cv.session()
 			}
 		case optJSONRPCID:
 			s = p.jsonRPCID

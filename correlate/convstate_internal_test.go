@@ -1,0 +1,71 @@
+package correlate
+
+import (
+	"testing"
+	"time"
+
+	"mcptrace/schema"
+)
+
+// A conversation keeps its times as stamps, its session as a part of its
+// key, its protocol version as a number, its first log and position by
+// pointer; what does not fit (a second log, a time a stamp cannot hold, a
+// version not known) goes to its rare part. Each reads back as it was set.
+func TestConversationCompactState(t *testing.T) {
+	c := NewShard(func(Item) {})
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
+	obs := func(src, sess string, when time.Time, line int64) *schema.Observation {
+		return &schema.Observation{Pos: schema.Position{Source: src, ID: "id:" + src, Line: line}, Side: schema.SideClient, Format: "wire",
+			Transport: schema.TransportStreamableHTTP, Time: when, EndTime: when, SessionID: sess}
+	}
+	o := obs("a.ndjson", "sess-1", at, 1)
+	c.seq = 1
+	cv := c.conv(o)
+	if !cv.startedAt().IsZero() || !cv.lastAt().IsZero() {
+		t.Fatalf("a new conversation has times %v and %v, want zero", cv.startedAt(), cv.lastAt())
+	}
+	if cv.session() != "sess-1" || cv.key != ConversationKey(o) {
+		t.Errorf("session %q key %q", cv.session(), cv.key)
+	}
+	if got := c.conv(obs("a.ndjson", "", at, 1)); got.session() != "" {
+		t.Errorf("a conversation without a session has session %q", got.session())
+	}
+	cv.setTimes(at.Add(time.Minute), at)
+	if !cv.lastAt().Equal(at.Add(time.Minute)) || !cv.startedAt().Equal(at) || cv.wideTimes {
+		t.Errorf("times %v %v (wide %v)", cv.lastAt(), cv.startedAt(), cv.wideTimes)
+	}
+	far := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	cv.setTimes(far, at)
+	if !cv.lastAt().Equal(far) || !cv.startedAt().Equal(at) || !cv.wideTimes {
+		t.Errorf("times %v %v (wide %v), want %v %v wide", cv.lastAt(), cv.startedAt(), cv.wideTimes, far, at)
+	}
+	for _, v := range []string{"2025-06-18", "", "1999-01-01", "2026-07-28"} {
+		cv.setVersion(v)
+		if cv.version() != v {
+			t.Errorf("version %q reads back as %q", v, cv.version())
+		}
+	}
+	cv.seen(o.Pos)
+	cv.seen(schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 7})
+	if p := cv.lastPos(); len(p) != 1 || p[0].Line != 7 {
+		t.Errorf("last positions %+v, want line 7 of one log", p)
+	}
+	o2 := obs("b.ndjson", "sess-1", at, 3)
+	if c.conv(o2) != cv {
+		t.Fatal("the same session in another file is another conversation")
+	}
+	cv.seen(o2.Pos)
+	if p := cv.lastPos(); len(p) != 2 || p[0].Line != 7 || p[1].Line != 3 || p[1].ID != "id:b.ndjson" {
+		t.Errorf("last positions %+v, want line 7 of a, 3 of b", p)
+	}
+	if l := cv.logList(); len(l) != 2 || l[0] != logOf(o) || l[1] != logOf(o2) || cv.lin() != logOf(o) {
+		t.Errorf("logs %+v", l)
+	}
+	if len(c.byLog[logOf(o)].convs) != 2 || len(c.byLog[logOf(o2)].convs) != 1 {
+		t.Errorf("byLog: %d and %d conversations", len(c.byLog[logOf(o)].convs), len(c.byLog[logOf(o2)].convs))
+	}
+	a, b := c.impls.of(schema.Implementation{Name: "x", Version: "1"}), c.impls.of(schema.Implementation{Name: "x", Version: "1"})
+	if a != b || *a != (schema.Implementation{Name: "x", Version: "1"}) || c.impls.of(schema.Implementation{}) != &noImpl {
+		t.Errorf("impls: %p %p %+v", a, b, *a)
+	}
+}
