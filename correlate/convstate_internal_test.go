@@ -1,6 +1,7 @@
 package correlate
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -67,5 +68,59 @@ func TestConversationCompactState(t *testing.T) {
 	a, b := c.impls.of(schema.Implementation{Name: "x", Version: "1"}), c.impls.of(schema.Implementation{Name: "x", Version: "1"})
 	if a != b || *a != (schema.Implementation{Name: "x", Version: "1"}) || c.impls.of(schema.Implementation{}) != &noImpl {
 		t.Errorf("impls: %p %p %+v", a, b, *a)
+	}
+}
+
+// A parked row keeps a session that is not its conversation's and a
+// retry_of in its rare part, and takes its id from its exchange: a row
+// whose id is not its exchange's is not parked. Each parked row builds
+// back to the row parked.
+func TestParkedRowRarePart(t *testing.T) {
+	c := NewShard(func(Item) {})
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
+	o := &schema.Observation{Pos: schema.Position{Source: "a.ndjson", Line: 1}, Side: schema.SideClient, Format: "wire",
+		Transport: schema.TransportStreamableHTTP, Time: at, EndTime: at, SessionID: "sess-1"}
+	c.seq = 1
+	cv := c.conv(o)
+	mk := func(id string) *exchange {
+		ex := &exchange{id: schema.ID{Type: schema.IDString, Text: id}, method: "tools/call", exID: "0123456789abcdef01234567", startedAt: at, cv: cv,
+			exLive: &exLive{}}
+		r := &rowBox{}
+		ex.row = &r.row
+		ex.row.ExchangeID, ex.row.Method, ex.row.StartedAt, ex.row.EndedAt = ex.exID, ex.method, at, at
+		ex.row.Source, ex.row.Sides, ex.row.Initiator, ex.row.Transport, ex.row.RetryOrigin, ex.row.Format = "a.ndjson", "client", "client", "streamable-http", "application", "wire"
+		ex.row.HTTPStatuses = r.statuses[:0:1]
+		ex.row.JSONRPCID = schema.Str(id)
+		return ex
+	}
+	for _, tc := range []struct {
+		name             string
+		session, retryOf string
+		id               string
+		parks, more      bool
+	}{
+		{"conversation's session", "sess-1", "", "7", true, false},
+		{"other session", "sess-2", "", "7", true, true},
+		{"retry_of", "sess-1", "feedfacefeedfacefeedface", "7", true, true},
+		{"id not the exchange's", "sess-1", "", "8", false, false},
+	} {
+		ex := mk("7")
+		ex.row.SessionID = schema.Str(tc.session)
+		if tc.retryOf != "" {
+			ex.row.RetryOf = schema.Str(tc.retryOf)
+		}
+		*ex.row.JSONRPCID = tc.id
+		want := *ex.row
+		ex.park(&c.texts)
+		if got := ex.parked != nil; got != tc.parks {
+			t.Errorf("%s: parked %v, want %v", tc.name, got, tc.parks)
+			continue
+		}
+		if tc.parks && (ex.parked.more != nil) != tc.more {
+			t.Errorf("%s: rare part %v, want %v", tc.name, ex.parked.more != nil, tc.more)
+		}
+		if got := ex.getRow(); !reflect.DeepEqual(*got, want) {
+			t.Errorf("%s: the row built again is\n%+v\nwant\n%+v", tc.name, *got, want)
+		}
 	}
 }

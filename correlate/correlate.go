@@ -427,8 +427,8 @@ type exLive struct {
 	diag     exDiag
 	told     exState
 	toolName string
-	log      logKey // the log of its latest request record (ids.go)
-	rem      *rem   // what its conversation remembers of it (history.go)
+	log      *logKey // the log of its latest request record (ids.go; logRef)
+	rem      *rem    // what its conversation remembers of it (history.go)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
 	holdPart     *exHold
@@ -453,6 +453,7 @@ type exHold struct {
 	heldLog    logKey           // the log of the record that carried its response, while held
 	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
 	holdSeq    int64            // its place among its conversation's held rows (ids.go)
+	stuckSince time.Time        // sent on a session after its 404 at this time (diagnose.go)
 }
 
 // noHold is what holdRO reads for an exchange without its hold part; it
@@ -503,6 +504,15 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 		c.joinLog(cv, logOf(o)) // one session logged in two files
 	}
 	return cv
+}
+
+// logRef is the log of o as its conversation keeps it (byLog's key).
+func (c *Correlator) logRef(o *schema.Observation) *logKey {
+	lk := logOf(o)
+	if set := c.byLog[lk]; set != nil {
+		return &set.key
+	}
+	return &lk
 }
 
 // logSet is the open conversations of a log, and the log's key, which
@@ -758,7 +768,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 	}
 	for _, rq := range reqs {
 		ex := c.attach(cv, o, rq, false)
-		ex.log = logOf(o)
+		ex.log = c.logRef(o)
 		used++
 		at := classify.Attempt{Responded: h.Responded, Status: h.Status, Failure: h.Failure, ContentType: h.ContentType,
 			SSE: h.SSE, StreamEnd: h.StreamEnd, BodyRecorded: h.BodyRecorded, BodyEmpty: h.BodyEmpty}
@@ -985,7 +995,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	conflict := idConflict(cv, list, m, o, fromServer, inst)
 	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
-		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: logOf(o)}}
+		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: c.logRef(o)}}
 	box := &rowBox{}
 	ex.row = &box.row
 	c.attachN++

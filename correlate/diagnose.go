@@ -48,8 +48,8 @@ type exDiag struct {
 	// Side effects.
 	repeats bool // it repeats an earlier request of the same call (retry_of, duplicate_of)
 	prevRan bool // that earlier request ran, or may have run, on the server
-	// Session.
-	stuckSince time.Time // sent on a session after its 404 at this time (the Linker refines the reason)
+	// Session: when it was sent on a session after its 404, the time of
+	// the 404 is its hold part's stuckSince (the Linker refines the reason).
 }
 
 // convDiag is what the diagnosis columns need of one conversation.
@@ -109,8 +109,8 @@ func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Obser
 	h := o.HTTP
 	dead := cv.ro().deadAt
 	after := !dead.IsZero() && !o.Time.Before(dead)
-	if after && ex.diag.stuckSince.IsZero() {
-		ex.diag.stuckSince = dead
+	if after && ex.holdRO().stuckSince.IsZero() {
+		ex.holding().stuckSince = dead
 	}
 	switch {
 	case h.Responded && h.Status == 404:
@@ -119,7 +119,9 @@ func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Obser
 		}
 	case after && h.Responded && h.Status >= 200 && h.Status <= 299 && answersAlive(o, ex.id):
 		cv.rare.deadAt = time.Time{} // the session answered after all: it was not dead
-		ex.diag.stuckSince = time.Time{}
+		if ex.holdPart != nil {
+			ex.holdPart.stuckSince = time.Time{}
+		}
 	}
 }
 
@@ -261,10 +263,12 @@ func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Ve
 		cv.answered = true
 	}
 	switch {
-	case !ex.diag.stuckSince.IsZero() && !live:
+	case !ex.holdRO().stuckSince.IsZero() && !live:
 		reason = StuckNoReinitialize // the Linker may make it dead_session_reused
 	default:
-		ex.diag.stuckSince = time.Time{}
+		if ex.holdPart != nil {
+			ex.holdPart.stuckSince = time.Time{}
+		}
 	}
 	if reason != "" {
 		r.SessionStuck, r.SessionStuckReason = true, schema.Str(reason)

@@ -271,10 +271,10 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 	if c.heldByLog == nil {
 		c.heldByLog = map[logKey]*heldHeap{}
 	}
-	h := c.heldByLog[ex.log]
+	h := c.heldByLog[*ex.log]
 	if h == nil {
 		h = &heldHeap{}
-		c.heldByLog[ex.log] = h
+		c.heldByLog[*ex.log] = h
 	}
 	heap.Push(h, heldEntry{ex: ex, seq: ex.holdPart.holdSeq, end: ex.endedAt})
 	return true
@@ -291,7 +291,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 // it was judged; the attempt is added to it and it is judged again on all
 // of them.
 func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Observation, m *schema.Message) {
-	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log ||
+	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != *prev.log ||
 		o.Time.Sub(prev.endedAt) > c.sameIDHold() || c.wm.Sub(prev.endedAt) > c.sameIDHold() {
 		return
 	}

@@ -129,8 +129,8 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 		}
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}
-	if hold || !ex.diag.stuckSince.IsZero() {
-		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: ex.diag.stuckSince})
+	if stuck := ex.holdRO().stuckSince; hold || !stuck.IsZero() {
+		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: stuck})
 	}
 	c.emit(it)
 }
