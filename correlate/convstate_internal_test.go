@@ -124,3 +124,25 @@ func TestParkedRowRarePart(t *testing.T) {
 		}
 	}
 }
+
+// The Linker's conversations and requests keep their start times as
+// stamps, and in full when a stamp cannot hold one (a year before 1679 or
+// after 2261); each reads back as it was set.
+func TestLinkTimesReadBack(t *testing.T) {
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
+	far := time.Date(9999, 12, 31, 23, 59, 59, 999, time.UTC)
+	early := time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
+	for _, tc := range [][2]time.Time{{at, at.Add(-time.Hour)}, {far, at}, {at, early}, {{}, at}, {{}, {}}} {
+		cv := &linkConv{}
+		cv.setStarts(tc[0], tc[1])
+		if !cv.lastStartAt().Equal(tc[0]) || !cv.firstStartAt().Equal(tc[1]) || cv.lastStartAt().IsZero() != tc[0].IsZero() {
+			t.Errorf("starts %v, %v read back as %v, %v", tc[0], tc[1], cv.lastStartAt(), cv.firstStartAt())
+		}
+		for _, s := range tc {
+			x := newLinkEx(cv, &linkEvent{time: s})
+			if !x.startedAt().Equal(s) || x.startedAt().IsZero() != s.IsZero() {
+				t.Errorf("a request's start %v reads back as %v", s, x.startedAt())
+			}
+		}
+	}
+}

@@ -445,7 +445,7 @@ const basisNextInstance = "same_call_next_instance"
 // handshake itself (it is what says the client started again).
 func laterInstance(p *linkEx, cv *linkConv, ev *linkEvent) bool {
 	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.state.client, ev.conv.client) &&
-		p.target == ev.target && !cv.firstStart.Before(p.conv.lastStart) && ev.time.Sub(p.startedAt) <= RetryWindow
+		p.target == ev.target && !cv.firstStartAt().Before(p.conv.lastStartAt()) && ev.time.Sub(p.startedAt()) <= RetryWindow
 }
 
 // noteFailed keeps a sessionless conversation with a failed request in
@@ -462,7 +462,7 @@ func (l *Linker) noteFailed(x *linkEx) {
 func (l *Linker) forgetEarlier() {
 	keep := l.earlier[:0]
 	for _, cv := range l.earlier {
-		if l.clocks.now(*cv.log).Sub(cv.lastStart) <= RetryWindow {
+		if l.clocks.now(*cv.log).Sub(cv.lastStartAt()) <= RetryWindow {
 			keep = append(keep, cv)
 		} else {
 			cv.repeatable = false
