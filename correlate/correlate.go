@@ -508,11 +508,12 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 
 // logRef is the log of o as its conversation keeps it (byLog's key).
 func (c *Correlator) logRef(o *schema.Observation) *logKey {
-	lk := logOf(o)
-	if set := c.byLog[lk]; set != nil {
+	if set := c.byLog[logOf(o)]; set != nil {
 		return &set.key
 	}
-	return &lk
+	lk := new(logKey)
+	*lk = logOf(o)
+	return lk
 }
 
 // logSet is the open conversations of a log, and the log's key, which
