@@ -146,3 +146,45 @@ func TestLinkTimesReadBack(t *testing.T) {
 		}
 	}
 }
+
+// A live exchange's tool (what retry safety looks up) is its row's
+// tool_name for a tools/call, whether its row is parked or not, and none
+// for another method (a prompts/get's row names its prompt).
+func TestExchangeToolFromRow(t *testing.T) {
+	c := NewShard(func(Item) {})
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
+	o := &schema.Observation{Pos: schema.Position{Source: "a.ndjson", Line: 1}, Side: schema.SideClient, Format: "wire",
+		Transport: schema.TransportStreamableHTTP, Time: at, EndTime: at, SessionID: "sess-1"}
+	c.seq = 1
+	cv := c.conv(o)
+	for _, tc := range []struct {
+		method, name, want string
+		named              bool
+	}{
+		{"tools/call", "write_file", "write_file", true},
+		{"tools/call", "", "", true},
+		{"tools/call", "", "", false},
+		{"prompts/get", "summarize", "", true},
+	} {
+		ex := &exchange{id: schema.ID{Type: schema.IDNumber, Text: "3"}, method: tc.method, exID: "0123456789abcdef01234567", startedAt: at, cv: cv, exLive: &exLive{}}
+		box := &rowBox{}
+		ex.row = &box.row
+		r := ex.row
+		r.ExchangeID, r.Method, r.StartedAt, r.EndedAt, r.Source, r.Sides, r.Initiator, r.Transport, r.RetryOrigin, r.Format =
+			ex.exID, ex.method, at, at, "a.ndjson", "client", "client", "streamable-http", "none", "wire"
+		r.HTTPStatuses = box.statuses[:0:1]
+		if tc.named {
+			r.ToolName = schema.Str(tc.name)
+		}
+		if got := ex.tool(); got != tc.want {
+			t.Errorf("%s %q: tool %q, want %q", tc.method, tc.name, got, tc.want)
+		}
+		ex.park(&c.texts)
+		if ex.parked == nil {
+			t.Fatalf("%s %q: not parked", tc.method, tc.name)
+		}
+		if got := ex.tool(); got != tc.want {
+			t.Errorf("%s %q parked: tool %q, want %q", tc.method, tc.name, got, tc.want)
+		}
+	}
+}

@@ -426,7 +426,6 @@ type exLive struct {
 	response *schema.Message
 	diag     exDiag
 	told     exState
-	toolName string
 	log      *logKey // the log of its latest request record (ids.go; logRef)
 	rem      *rem    // what its conversation remembers of it (history.go)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
@@ -972,7 +971,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 					prev.getRow().RetryOrigin = "sdk"
 					prev.getRow().RetryBasis = schema.Str("same_id")
 					last := &prev.attempts[n-1]
-					if uncertainAttempt(last) && !cv.safeToRepeat(prev.toolName) {
+					if uncertainAttempt(last) && !cv.safeToRepeat(prev.tool()) {
 						prev.getRow().RetryUnsafe = true
 					}
 					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEnd, o.Time)
@@ -1037,10 +1036,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	p := paramsOf(m) // repeated keys: the last wins, as in JSON.parse
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
 		if p.hasName {
-			r.ToolName = box.str(p.name)
-			if m.Method == "tools/call" {
-				ex.toolName = p.name // what retry safety looks up among the tools
-			}
+			r.ToolName = box.str(p.name) // of a tools/call, what retry safety looks up among the tools (tool)
 		}
 	}
 	ex.callHash = m.CallHash

@@ -236,7 +236,7 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 	}
 	answerSaysUnknown := c.judgeSession(cv, ex, v, version)
 	ex.ran = uint16(min(ranCount(ex, v, answerSaysUnknown), math.MaxUint16))
-	if ex.toolName != "" && !cv.safeToRepeat(ex.toolName) &&
+	if tool := ex.tool(); tool != "" && !cv.safeToRepeat(tool) &&
 		(ex.ran >= 2 || (ex.diag.repeats && ex.diag.prevRan && ex.ran >= 1)) {
 		r.DuplicateSideEffect = true
 	}

@@ -186,7 +186,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if prev.inst != ex.inst {
 		r.RetryBasis = schema.Str(basisNextInstance) // the client started again (ids.go)
 	}
-	if (uncertain || open) && !cv.safeToRepeat(ex.toolName) {
+	if (uncertain || open) && !cv.safeToRepeat(ex.tool()) {
 		r.RetryUnsafe = true
 	}
 	judgeRetryAfter(r, prev.retryAfter(), prev.lastEndAt(), o.Time)

@@ -307,6 +307,26 @@ func (c *Correlator) parkWaiting() {
 	}
 }
 
+// tool is the tool a tools/call of a live exchange calls, what retry
+// safety looks up among the tools: its row's tool_name, read from the
+// parked row without building it again.
+func (ex *exchange) tool() string {
+	if ex.method != "tools/call" {
+		return ""
+	}
+	l := ex.exLive
+	if l.row != nil {
+		if l.row.ToolName != nil {
+			return *l.row.ToolName
+		}
+		return ""
+	}
+	if p := l.parked; p != nil && p.optSet&(1<<optToolName) != 0 {
+		return p.tab.list[p.txt[txtOf(optToolName)]]
+	}
+	return ""
+}
+
 // getRow is the exchange's row, built again if it was parked.
 func (ex *exchange) getRow() *schema.Exchange {
 	if l := ex.exLive; l.row == nil && l.parked != nil {

@@ -150,9 +150,6 @@ func (cv *conversation) own(ex *exchange, nm *names) {
 	if r.ToolName != nil {
 		*r.ToolName = nm.intern(*r.ToolName)
 	}
-	if ex.toolName != "" {
-		ex.toolName = nm.intern(ex.toolName)
-	}
 	if r.SessionID != nil && *r.SessionID == cv.session() {
 		*r.SessionID = cv.session()
 	}
