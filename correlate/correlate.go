@@ -442,7 +442,8 @@ type exLive struct {
 // exHold is the part of a live exchange that only one cancelled or held
 // needs, or one whose log reports its outcome or whose last attempt was
 // answered with a Retry-After, or the only open exchange of a stdio
-// response without a request (an exLive of 360 bytes, not 408: issue 11).
+// response without a request, or one sent on a session after its 404
+// (an exLive of 288 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After

@@ -10,12 +10,13 @@ import (
 
 // A request still waiting once the observation that attached it is done
 // (never answered, answered 202, a cut stream) keeps its row parked: the
-// few columns a row has before it is judged, in a parkedRow of 208 bytes
+// few columns a row has before it is judged, in a parkedRow of 128 bytes
 // instead of the 1,008-byte rowBox (issue 11: an open conversation takes
 // at most 2 KiB). Its texts that repeat across rows (source, format,
 // transport, client, server, tool, URL, ...) are kept as numbers into its
 // correlator's table of them (texts), its session as a flag when it is
-// its conversation's. The row is built again, column for column the same,
+// its conversation's (another session, and a retry_of, in a part of its
+// own), its id as its exchange's. The row is built again, column for column the same,
 // the first time it is needed (getRow): another attempt, its answer, its
 // judgement. A row with any other column set is not parked, nor one with
 // a text new to a full table.
