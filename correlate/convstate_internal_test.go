@@ -46,23 +46,31 @@ func TestConversationCompactState(t *testing.T) {
 			t.Errorf("version %q reads back as %q", v, cv.version())
 		}
 	}
-	cv.seen(o.Pos)
-	cv.seen(schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 7})
-	if p := cv.lastPos(); len(p) != 1 || p[0].Line != 7 {
+	cv.seen(o.Pos, &c.poss)
+	cv.seen(schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 7}, &c.poss)
+	cv.seen(schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 5}, &c.poss)
+	if p := cv.lastPos(); len(p) != 1 || p[0] != (schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 7}) {
 		t.Errorf("last positions %+v, want line 7 of one log", p)
+	}
+	other := c.conv(obs("a.ndjson", "sess-2", at, 2))
+	other.seen(schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 2}, &c.poss)
+	if other.pos0 != cv.pos0 || other.lastPos()[0].Line != 2 || cv.lastPos()[0].Line != 7 {
+		t.Errorf("two conversations of a log: positions %+v and %+v, shared %v", other.lastPos(), cv.lastPos(), other.pos0 == cv.pos0)
 	}
 	o2 := obs("b.ndjson", "sess-1", at, 3)
 	if c.conv(o2) != cv {
 		t.Fatal("the same session in another file is another conversation")
 	}
-	cv.seen(o2.Pos)
-	if p := cv.lastPos(); len(p) != 2 || p[0].Line != 7 || p[1].Line != 3 || p[1].ID != "id:b.ndjson" {
-		t.Errorf("last positions %+v, want line 7 of a, 3 of b", p)
+	cv.seen(o2.Pos, &c.poss)
+	cv.seen(schema.Position{Source: "a.ndjson", ID: "id:a.ndjson", Line: 9}, &c.poss)
+	cv.seen(schema.Position{Source: "b.ndjson", ID: "id:b.ndjson", Line: 4}, &c.poss)
+	if p := cv.lastPos(); len(p) != 2 || p[0].Line != 9 || p[1].Line != 4 || p[1].ID != "id:b.ndjson" {
+		t.Errorf("last positions %+v, want line 9 of a, 4 of b", p)
 	}
 	if l := cv.logList(); len(l) != 2 || l[0] != logOf(o) || l[1] != logOf(o2) || cv.lin() != logOf(o) {
 		t.Errorf("logs %+v", l)
 	}
-	if len(c.byLog[logOf(o)].convs) != 2 || len(c.byLog[logOf(o2)].convs) != 1 {
+	if len(c.byLog[logOf(o)].convs) != 3 || len(c.byLog[logOf(o2)].convs) != 1 {
 		t.Errorf("byLog: %d and %d conversations", len(c.byLog[logOf(o)].convs), len(c.byLog[logOf(o2)].convs))
 	}
 	a, b := c.impls.of(schema.Implementation{Name: "x", Version: "1"}), c.impls.of(schema.Implementation{Name: "x", Version: "1"})

@@ -107,6 +107,7 @@ type Correlator struct {
 	waitHead int                        // waiting[:waitHead] are parked or done
 	names    names                      // text shared by the rows of every conversation (state.go)
 	impls    impls                      // clients and servers shared by conversations (state.go)
+	poss     poss                       // the logs conversations start in, shared (seen)
 	texts    texts                      // the texts of parked rows (park.go)
 
 	// Ids (ids.go).
@@ -219,8 +220,11 @@ type conversation struct {
 	log0     *logKey                // the log of its first observation (lin), shared with the correlator's byLog
 	toldCl   *schema.Implementation // the client the Linker last heard of (told)
 	// The latest observation's position in its first log (by Pos.ID) it
-	// has seen; in each, once it has seen two (lastPos).
+	// has seen: that log's (pos0, shared through the correlator's poss,
+	// its Line 0) and the line (line0); in each, in its rare part, once it
+	// has seen two (lastPos).
 	pos0  *schema.Position
+	line0 int64
 	tools map[string]toolHints // annotations learned from tools/list (most conversations list their tools)
 	// Its latest and its first activity, in event time (lastAt, startedAt;
 	// in its rare part when a stamp cannot hold them: wideTimes).
@@ -560,25 +564,27 @@ func (c *Correlator) Add(o *schema.Observation) {
 }
 
 // seen records the latest position of the conversation in a log.
-func (cv *conversation) seen(pos schema.Position) {
+func (cv *conversation) seen(pos schema.Position, ps *poss) {
 	if cv.pos0 == nil {
-		p := pos
-		cv.pos0 = &p
+		cv.pos0, cv.line0 = ps.of(pos), pos.Line
 		return
 	}
 	id := cmp.Or(pos.ID, pos.Source)
-	last := cv.lastPos()
-	for i := range last {
-		if cmp.Or(last[i].ID, last[i].Source) == id {
-			last[i].Line = max(last[i].Line, pos.Line)
-			return
+	if r := cv.rare; r != nil && len(r.lastPos) > 0 {
+		for i := range r.lastPos {
+			if cmp.Or(r.lastPos[i].ID, r.lastPos[i].Source) == id {
+				r.lastPos[i].Line = max(r.lastPos[i].Line, pos.Line)
+				return
+			}
 		}
+		r.lastPos = append(r.lastPos, pos)
+		return
 	}
-	r := cv.more()
-	if len(r.lastPos) == 0 {
-		r.lastPos = append(r.lastPos, *cv.pos0)
+	if cmp.Or(cv.pos0.ID, cv.pos0.Source) == id {
+		cv.line0 = max(cv.line0, pos.Line)
+		return
 	}
-	r.lastPos = append(r.lastPos, pos)
+	cv.more().lastPos = append(cv.lastPos(), pos)
 }
 
 // lastPos is the latest observation's position in each log (by Pos.ID)
@@ -590,7 +596,32 @@ func (cv *conversation) lastPos() []schema.Position {
 	if cv.pos0 == nil {
 		return nil
 	}
-	return unsafe.Slice(cv.pos0, 1)
+	p := *cv.pos0
+	p.Line = cv.line0
+	return []schema.Position{p}
+}
+
+// poss shares the positions conversations start at, but their lines (the
+// log they are in: its source and identity, and the sub-record), with a
+// bound: the table starts again when full.
+type poss struct {
+	m map[schema.Position]*schema.Position
+}
+
+// of is pos without its line, shared.
+func (ps *poss) of(pos schema.Position) *schema.Position {
+	pos.Line = 0
+	if p := ps.m[pos]; p != nil {
+		return p
+	}
+	p := &pos
+	if ps.m == nil {
+		ps.m = make(map[schema.Position]*schema.Position, 16)
+	} else if len(ps.m) >= namesCap {
+		clear(ps.m)
+	}
+	ps.m[pos] = p
+	return p
 }
 
 // knownVersions are the protocol versions a conversation keeps as a
@@ -656,7 +687,7 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		started = t
 	}
 	cv.setTimes(last, started)
-	cv.seen(o.Pos)
+	cv.seen(o.Pos, &c.poss)
 	defer func() {
 		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.sessOff != 0 && o.HTTP.Status >= 200 && o.HTTP.Status <= 299 {
 			// The session ended. Records of streams that were still open are
