@@ -7,7 +7,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unsafe"
 
 	"mcptrace/classify"
 	"mcptrace/schema"
@@ -88,8 +90,8 @@ type Correlator struct {
 	late bool // the observation being added is late
 
 	convs    map[string]*conversation
-	byLog    map[logKey]map[*conversation]struct{} // open conversations by the logs they have seen
-	clocks   logClocks                             // every log's event time, from Marks
+	byLog    map[logKey]*logSet // open conversations by the logs they have seen
+	clocks   logClocks          // every log's event time, from Marks
 	out      func(Item)
 	key      Key   // of the next item emitted
 	seq      int64 // Seq of the observation being added
@@ -104,6 +106,8 @@ type Correlator struct {
 	waiting  []*exchange                // requests that were still waiting when their observation was done, oldest first (park.go)
 	waitHead int                        // waiting[:waitHead] are parked or done
 	names    names                      // text shared by the rows of every conversation (state.go)
+	impls    impls                      // clients and servers shared by conversations (state.go)
+	poss     poss                       // the logs conversations start in, shared (seen)
 	texts    texts                      // the texts of parked rows (park.go)
 
 	// Ids (ids.go).
@@ -157,7 +161,7 @@ func New(emit func(*schema.Exchange)) *Correlator {
 // with every Mark of the Clock, after the Adds of the observations with Seq
 // up to Mark.Seq; and Finish with the last Mark at the end of input.
 func NewShard(out func(Item)) *Correlator {
-	return &Correlator{convs: map[string]*conversation{}, byLog: map[logKey]map[*conversation]struct{}{}, out: out}
+	return &Correlator{convs: map[string]*conversation{}, byLog: map[logKey]*logSet{}, out: out}
 }
 
 // LineageKey names the log an observation comes from (its side, format and
@@ -206,32 +210,41 @@ func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 
 type conversation struct {
 	key      string
-	byID     idIndex // every exchange of the conversation by request id, oldest first
-	version  string
-	client   schema.Implementation
-	server   schema.Implementation
-	openList []*exchange          // exchanges not yet final, plus finished ones not yet pruned
-	last     time.Time            // its latest activity, in event time
-	session  string               // its MCP session id, when it is keyed by one
-	calls    callIndex            // the latest client request per call hash
-	diag     convDiag             // what the diagnosis columns need (diagnose.go)
-	open     int                  // how many of openList are not final
-	first    int64                // Seq of its first observation: its id in order keys and link events
-	logs     []logKey             // the logs it has seen, the log of its first observation first (lin)
-	told     convState            // what the Linker last heard of it
-	lastPos  []schema.Position    // the latest observation's position in each log (by Pos.ID) it has seen
-	started  time.Time            // its first activity, in event time
-	tools    map[string]toolHints // annotations learned from tools/list (most conversations list their tools)
+	byID     idIndex                // every exchange of the conversation by request id, oldest first
+	client   *schema.Implementation // shared among the correlator's conversations (impls); never nil
+	server   *schema.Implementation // the same
+	openList []*exchange            // exchanges not yet final, plus finished ones not yet pruned
+	calls    callIndex              // the latest client request per call hash
+	diag     convDiag               // what the diagnosis columns need (diagnose.go)
+	first    int64                  // Seq of its first observation: its id in order keys and link events
+	log0     *logKey                // the log of its first observation (lin), shared with the correlator's byLog
+	toldCl   *schema.Implementation // the client the Linker last heard of (told)
+	// The latest observation's position in its first log (by Pos.ID) it
+	// has seen: that log's (pos0, shared through the correlator's poss,
+	// its Line 0) and the line (line0); in each, in its rare part, once it
+	// has seen two (lastPos).
+	pos0  *schema.Position
+	line0 int64
+	tools map[string]toolHints // annotations learned from tools/list (most conversations list their tools)
+	// Its latest and its first activity, in event time (lastAt, startedAt;
+	// in its rare part when a stamp cannot hold them: wideTimes).
+	last, started stamp
 
 	// What few conversations need (parked responses and cancels, MRTR
-	// chains, held rows, client instances): made when first needed
-	// (more), read through ro.
+	// chains, held rows, client instances, a second log): made when first
+	// needed (more), read through ro.
 	rare *convRare
 
 	past exRing // its judged requests still remembered, oldest first (state.go)
-	// The text its rows share (state.go, own): the URL and target its
-	// requests went to, the tool they called.
-	url, target, tool string
+
+	lruPrev, lruNext *conversation // the order of activity (openlimit.go)
+
+	open    int32  // how many of openList are not final
+	sessOff uint32 // where its MCP session id starts in key, when it is keyed by one (session)
+	ver     uint8  // its protocol version (version): its number in knownVersions, verRare: its rare part's
+
+	sawInit  bool // the log showed its session's initialize (diagnose.go)
+	answered bool // a request on it got a JSON-RPC answer of its own: the session worked (diagnose.go)
 
 	lostGet bool // a GET event stream whose body was not recorded
 	ended   bool // its session was deleted
@@ -240,17 +253,80 @@ type conversation struct {
 	cut     bool // closed by MaxHold (or MaxOpen) while still active: its rows say so
 	byFile  bool // keyed by its source file: no session, no connection (ids.go)
 	// closingNow: it closes at the Mark being applied (ids.go).
-	closingNow bool
+	closingNow  bool
+	toldExpired bool // the expiry the Linker last heard of (told)
+	wideTimes   bool // last and started are in its rare part
+}
 
-	lruPrev, lruNext *conversation // the order of activity (openlimit.go)
+// session is its MCP session id, when it is keyed by one.
+func (cv *conversation) session() string {
+	if cv.sessOff == 0 {
+		return ""
+	}
+	return cv.key[cv.sessOff:]
+}
+
+// told is what the Linker last heard of it.
+func (cv *conversation) told() convState {
+	return convState{cv.toldExpired, cv.toldCl.Name}
+}
+
+// setTold records st (its expiry and client cl) as what the Linker heard.
+func (cv *conversation) setTold(expired bool, cl *schema.Implementation) {
+	cv.toldExpired, cv.toldCl = expired, cl
+}
+
+// lastAt is its latest activity, in event time.
+func (cv *conversation) lastAt() time.Time {
+	if cv.wideTimes {
+		return cv.rare.last
+	}
+	return cv.last.time()
+}
+
+// startedAt is its first activity, in event time.
+func (cv *conversation) startedAt() time.Time {
+	if cv.wideTimes {
+		return cv.rare.started
+	}
+	return cv.started.time()
+}
+
+// setTimes sets its latest and first activity.
+func (cv *conversation) setTimes(last, started time.Time) {
+	if !cv.wideTimes {
+		l, ok1 := toStamp(last)
+		s, ok2 := toStamp(started)
+		if ok1 && ok2 {
+			cv.last, cv.started = l, s
+			return
+		}
+		cv.wideTimes = true
+	}
+	r := cv.more()
+	r.last, r.started = last, started
+}
+
+// logList is the logs it has seen, the log of its first observation first.
+func (cv *conversation) logList() []logKey {
+	if r := cv.rare; r != nil && len(r.logs) > 0 {
+		return r.logs
+	}
+	return unsafe.Slice(cv.log0, 1)
 }
 
 // convRare is the part of a conversation that most never use (state.go,
 // issue 11: an open conversation takes at most 2 KiB).
 type convRare struct {
-	pending map[idKey][]pendingResp
-	cancels map[dirKey]int // cancellations that arrived before their request
-	held    []*chain       // open MRTR chains, in order
+	version string            // its protocol version, when not one of knownVersions
+	lastPos []schema.Position // the latest observation's position in each log (by Pos.ID) it has seen, once more than one
+	logs    []logKey          // every log it has seen, once it has seen more than one (logList)
+	deadAt  time.Time         // when its session was first answered 404 (zero: never, or it answered as alive since; diagnose.go)
+	// last, started: its times, when a stamp cannot hold one (wideTimes).
+	last, started time.Time
+	pending       map[idKey][]pendingResp
+	cancels       map[dirKey]int // cancellations that arrived before their request
+	held          []*chain       // open MRTR chains, in order
 	// cancelAt holds when each cancel counted in cancels was sent, oldest
 	// first; settling, the answered exchanges held for a cancel sent
 	// before their response (cancel.go).
@@ -287,7 +363,7 @@ func (cv *conversation) more() *convRare {
 }
 
 // lin is the log of the conversation's first observation.
-func (cv *conversation) lin() logKey { return cv.logs[0] }
+func (cv *conversation) lin() logKey { return *cv.log0 }
 
 // convState is what the Linker mirrors of a conversation.
 type convState struct {
@@ -354,9 +430,8 @@ type exLive struct {
 	response *schema.Message
 	diag     exDiag
 	told     exState
-	toolName string
-	log      logKey // the log of its latest request record (ids.go)
-	rem      *rem   // what its conversation remembers of it (history.go)
+	log      *logKey // the log of its latest request record (ids.go; logRef)
+	rem      *rem    // what its conversation remembers of it (history.go)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
 	holdPart     *exHold
@@ -371,7 +446,8 @@ type exLive struct {
 // exHold is the part of a live exchange that only one cancelled or held
 // needs, or one whose log reports its outcome or whose last attempt was
 // answered with a Retry-After, or the only open exchange of a stdio
-// response without a request (an exLive of 360 bytes, not 408: issue 11).
+// response without a request, or one sent on a session after its 404
+// (an exLive of 288 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After
@@ -381,6 +457,7 @@ type exHold struct {
 	heldLog    logKey           // the log of the record that carried its response, while held
 	unjudged   *schema.Exchange // its row as it was before it was judged, while it may be held
 	holdSeq    int64            // its place among its conversation's held rows (ids.go)
+	stuckSince time.Time        // sent on a session after its 404 at this time (diagnose.go)
 }
 
 // noHold is what holdRO reads for an exchange without its hold part; it
@@ -418,25 +495,54 @@ func (c *Correlator) conv(o *schema.Observation) *conversation {
 	if cv == nil {
 		k := string(c.keyBuf)
 		lk := logOf(o)
-		cv = &conversation{key: k, session: o.SessionID, first: c.seq, byFile: o.SessionID == "" && o.Connection == ""}
+		cv = &conversation{key: k, first: c.seq, byFile: o.SessionID == "" && o.Connection == "", client: &noImpl, server: &noImpl, toldCl: &noImpl,
+			last: zeroStamp, started: zeroStamp}
+		if o.SessionID != "" {
+			cv.sessOff = uint32(len(k) - len(o.SessionID))
+		}
 		c.convs[k] = cv
 		c.joinLog(cv, lk)
 		return cv
 	}
-	if cv.lin().source != o.Pos.Source && !slices.ContainsFunc(cv.logs, func(l logKey) bool { return l.source == o.Pos.Source }) {
+	if cv.log0.source != o.Pos.Source && !slices.ContainsFunc(cv.logList(), func(l logKey) bool { return l.source == o.Pos.Source }) {
 		c.joinLog(cv, logOf(o)) // one session logged in two files
 	}
 	return cv
 }
 
+// logRef is the log of o as its conversation keeps it (byLog's key).
+func (c *Correlator) logRef(o *schema.Observation) *logKey {
+	if set := c.byLog[logOf(o)]; set != nil {
+		return &set.key
+	}
+	lk := new(logKey)
+	*lk = logOf(o)
+	return lk
+}
+
+// logSet is the open conversations of a log, and the log's key, which
+// they share (conversation.log0).
+type logSet struct {
+	key   logKey
+	convs map[*conversation]struct{}
+}
+
 func (c *Correlator) joinLog(cv *conversation, lk logKey) {
-	cv.logs = append(cv.logs, lk)
 	set := c.byLog[lk]
 	if set == nil {
-		set = map[*conversation]struct{}{}
+		set = &logSet{key: lk, convs: map[*conversation]struct{}{}}
 		c.byLog[lk] = set
 	}
-	set[cv] = struct{}{}
+	set.convs[cv] = struct{}{}
+	if cv.log0 == nil {
+		cv.log0 = &set.key
+		return
+	}
+	r := cv.more()
+	if len(r.logs) == 0 {
+		r.logs = append(r.logs, *cv.log0)
+	}
+	r.logs = append(r.logs, lk)
 }
 
 // Add feeds one observation. A correlator made by New numbers the
@@ -458,15 +564,93 @@ func (c *Correlator) Add(o *schema.Observation) {
 }
 
 // seen records the latest position of the conversation in a log.
-func (cv *conversation) seen(pos schema.Position) {
+func (cv *conversation) seen(pos schema.Position, ps *poss) {
+	if cv.pos0 == nil {
+		cv.pos0, cv.line0 = ps.of(pos), pos.Line
+		return
+	}
 	id := cmp.Or(pos.ID, pos.Source)
-	for i := range cv.lastPos {
-		if cmp.Or(cv.lastPos[i].ID, cv.lastPos[i].Source) == id {
-			cv.lastPos[i].Line = max(cv.lastPos[i].Line, pos.Line)
+	if r := cv.rare; r != nil && len(r.lastPos) > 0 {
+		for i := range r.lastPos {
+			if cmp.Or(r.lastPos[i].ID, r.lastPos[i].Source) == id {
+				r.lastPos[i].Line = max(r.lastPos[i].Line, pos.Line)
+				return
+			}
+		}
+		r.lastPos = append(r.lastPos, pos)
+		return
+	}
+	if cmp.Or(cv.pos0.ID, cv.pos0.Source) == id {
+		cv.line0 = max(cv.line0, pos.Line)
+		return
+	}
+	cv.more().lastPos = append(cv.lastPos(), pos)
+}
+
+// lastPos is the latest observation's position in each log (by Pos.ID)
+// it has seen.
+func (cv *conversation) lastPos() []schema.Position {
+	if r := cv.rare; r != nil && len(r.lastPos) > 0 {
+		return r.lastPos
+	}
+	if cv.pos0 == nil {
+		return nil
+	}
+	p := *cv.pos0
+	p.Line = cv.line0
+	return []schema.Position{p}
+}
+
+// poss shares the positions conversations start at, but their lines (the
+// log they are in: its source and identity, and the sub-record), with a
+// bound: the table starts again when full.
+type poss struct {
+	m map[schema.Position]*schema.Position
+}
+
+// of is pos without its line, shared.
+func (ps *poss) of(pos schema.Position) *schema.Position {
+	pos.Line = 0
+	if p := ps.m[pos]; p != nil {
+		return p
+	}
+	p := &pos
+	if ps.m == nil {
+		ps.m = make(map[schema.Position]*schema.Position, 16)
+	} else if len(ps.m) >= namesCap {
+		clear(ps.m)
+	}
+	ps.m[pos] = p
+	return p
+}
+
+// knownVersions are the protocol versions a conversation keeps as a
+// number (ver); verRare says its rare part holds another.
+var knownVersions = [...]string{"", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+const verRare = 255
+
+// version is its protocol version.
+func (cv *conversation) version() string {
+	if cv.ver == verRare {
+		return cv.rare.version
+	}
+	return knownVersions[cv.ver]
+}
+
+// setVersion sets its protocol version (text of its own).
+func (cv *conversation) setVersion(v string) {
+	for i, k := range knownVersions {
+		if v == k {
+			cv.ver = uint8(i)
+			if cv.rare != nil {
+				cv.rare.version = ""
+			}
 			return
 		}
 	}
-	cv.lastPos = append(cv.lastPos, pos)
+	cv.more().version = strings.Clone(v)
+	cv.ver = verRare
 }
 
 func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) {
@@ -495,15 +679,17 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 	c.release(cv, o)
 	c.wm = watermark
 	c.late = c.Lateness > 0 && !watermark.IsZero() && t.Before(watermark.Add(-c.Lateness))
-	if t.After(cv.last) {
-		cv.last = t
+	last, started := cv.lastAt(), cv.startedAt()
+	if t.After(last) {
+		last = t
 	}
-	if cv.started.IsZero() || t.Before(cv.started) {
-		cv.started = t
+	if started.IsZero() || t.Before(started) {
+		started = t
 	}
-	cv.seen(o.Pos)
+	cv.setTimes(last, started)
+	cv.seen(o.Pos, &c.poss)
 	defer func() {
-		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.session != "" && o.HTTP.Status >= 200 && o.HTTP.Status <= 299 {
+		if o.HTTP != nil && o.HTTP.Method == "DELETE" && cv.sessOff != 0 && o.HTTP.Status >= 200 && o.HTTP.Status <= 299 {
 			// The session ended. Records of streams that were still open are
 			// written when they end, so the conversation closes after a
 			// grace period rather than at once.
@@ -511,15 +697,15 @@ func (c *Correlator) add(o *schema.Observation, seq int64, watermark time.Time) 
 		}
 		c.tellConv(cv)
 	}()
-	if o.ProtocolVersion != "" && cv.version == "" {
-		cv.version = o.ProtocolVersion
+	if o.ProtocolVersion != "" && cv.ver == 0 {
+		cv.setVersion(o.ProtocolVersion)
 	}
 	if o.ClientName != "" {
-		cv.client = schema.Implementation{Name: o.ClientName, Version: o.ClientVersion}
+		cv.client = c.impls.of(schema.Implementation{Name: o.ClientName, Version: o.ClientVersion})
 		c.tellConv(cv)
 	}
 	if o.ServerName != "" {
-		cv.server = schema.Implementation{Name: o.ServerName, Version: o.ServerVersion}
+		cv.server = c.impls.of(schema.Implementation{Name: o.ServerName, Version: o.ServerVersion})
 	}
 	var used, notes, strays int
 	c.tally = nil // made when a response parks
@@ -614,7 +800,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 	}
 	for _, rq := range reqs {
 		ex := c.attach(cv, o, rq, false)
-		ex.log = logOf(o)
+		ex.log = c.logRef(o)
 		used++
 		at := classify.Attempt{Responded: h.Responded, Status: h.Status, Failure: h.Failure, ContentType: h.ContentType,
 			SSE: h.SSE, StreamEnd: h.StreamEnd, BodyRecorded: h.BodyRecorded, BodyEmpty: h.BodyEmpty}
@@ -817,7 +1003,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 					prev.getRow().RetryOrigin = "sdk"
 					prev.getRow().RetryBasis = schema.Str("same_id")
 					last := &prev.attempts[n-1]
-					if uncertainAttempt(last) && !cv.safeToRepeat(prev.toolName) {
+					if uncertainAttempt(last) && !cv.safeToRepeat(prev.tool()) {
 						prev.getRow().RetryUnsafe = true
 					}
 					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEnd, o.Time)
@@ -841,7 +1027,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	conflict := idConflict(cv, list, m, o, fromServer, inst)
 	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
-		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: logOf(o)}}
+		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: c.logRef(o)}}
 	box := &rowBox{}
 	ex.row = &box.row
 	c.attachN++
@@ -882,10 +1068,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	p := paramsOf(m) // repeated keys: the last wins, as in JSON.parse
 	if m.Method == "tools/call" || m.Method == "prompts/get" {
 		if p.hasName {
-			r.ToolName = box.str(p.name)
-			if m.Method == "tools/call" {
-				ex.toolName = p.name // what retry safety looks up among the tools
-			}
+			r.ToolName = box.str(p.name) // of a tools/call, what retry safety looks up among the tools (tool)
 		}
 	}
 	ex.callHash = m.CallHash
@@ -910,11 +1093,11 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	}
 	if m.Method == "initialize" {
 		if p.clientInfo.Object {
-			cv.client = implementation(p.clientInfo)
+			cv.client = c.impls.of(implementation(p.clientInfo))
 			c.tellConv(cv)
 		}
 	} else if p.metaClientInfo.Object && cv.client.Name == "" {
-		cv.client = implementation(p.metaClientInfo)
+		cv.client = c.impls.of(implementation(p.metaClientInfo))
 		c.tellConv(cv)
 	}
 	cv.own(ex, &c.names)
@@ -1075,7 +1258,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r := ex.getRow()
 	version := ex.reqVersion
 	if version == "" {
-		version = cv.version
+		version = cv.version()
 	}
 	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
 		Response: ex.response, Stray: ex.holdRO().stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.holdRO().reported,
@@ -1117,13 +1300,13 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		r.ResponseWhere = c.slabs.strs.put(v.Judged.Where.String())
 		if ex.method == "initialize" && v.Outcome == classify.Success {
 			version, server, hasServer := initializeResult(v.Judged)
-			cv.version = version
-			if r.ProtocolVersion == nil && cv.version != "" {
+			cv.setVersion(version)
+			if r.ProtocolVersion == nil && cv.ver != 0 {
 				// The handshake's own row carries the version it negotiated.
-				r.ProtocolVersion = c.slabs.str(cv.version)
+				r.ProtocolVersion = c.slabs.str(cv.version())
 			}
 			if hasServer {
-				cv.server = server
+				cv.server = c.impls.of(server)
 			}
 		}
 	}
@@ -1185,7 +1368,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 // prune drops finished exchanges from the open list once they are most of
 // it, so the work stays proportional to what is open.
 func (c *Correlator) prune(cv *conversation) {
-	if c.flushing || len(cv.openList) < 64 || 2*cv.open > len(cv.openList) {
+	if c.flushing || len(cv.openList) < 64 || 2*int(cv.open) > len(cv.openList) {
 		return
 	}
 	keep := cv.openList[:0]
@@ -1245,13 +1428,22 @@ func (c *Correlator) advance(m *Mark, final bool) {
 			closing = append(closing, cv)
 		}
 	} else if len(due) > 0 {
-		seen := map[*conversation]bool{}
+		var seen map[*conversation]bool // of the conversations in more than one log: most are in one set
 		for _, lk := range due {
-			for cv := range c.byLog[lk] {
-				if seen[cv] {
-					continue
+			set := c.byLog[lk]
+			if set == nil {
+				continue
+			}
+			for cv := range set.convs {
+				if len(due) > 1 && cv.rare != nil && len(cv.rare.logs) > 1 {
+					if seen[cv] {
+						continue
+					}
+					if seen == nil {
+						seen = map[*conversation]bool{}
+					}
+					seen[cv] = true
 				}
-				seen[cv] = true
 				if c.over(cv) {
 					closing = append(closing, cv)
 				}
@@ -1315,7 +1507,7 @@ func (c *Correlator) LowWater() int64 {
 // mark, so a conversation held open on one input does not hold the others.
 func (c *Correlator) LowWaterBy(into map[string]int64) {
 	for _, cv := range c.convs {
-		for _, lk := range cv.logs {
+		for _, lk := range cv.logList() {
 			lowerTo(into, lk.source, cv.first)
 		}
 	}
@@ -1365,7 +1557,7 @@ func (c *Correlator) close(cv *conversation) {
 	}
 	// Every close is reported (the Linker forgets a linked conversation;
 	// a consumer that replays its input learns which records are used up).
-	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos}})
+	c.emit(Item{kind: itemConvEnd, conv: cv.first, end: &ConvEnd{Key: cv.key, First: cv.first, Last: cv.lastPos()}})
 	if cv.rare != nil {
 		cv.rare.pending, cv.rare.cancels = nil, nil
 	}
@@ -1373,10 +1565,10 @@ func (c *Correlator) close(cv *conversation) {
 	cv.byID, cv.calls = idIndex{}, callIndex{}
 	delete(c.convs, cv.key)
 	c.lruUnlink(cv)
-	for _, lk := range cv.logs {
+	for _, lk := range cv.logList() {
 		if set := c.byLog[lk]; set != nil {
-			delete(set, cv)
-			if len(set) == 0 {
+			delete(set.convs, cv)
+			if len(set.convs) == 0 {
 				delete(c.byLog, lk)
 			}
 		}
@@ -1406,13 +1598,13 @@ func (c *Correlator) deadline(cv *conversation, t time.Time) (at time.Time, cut,
 		if cv.ended {
 			wait = min(c.IdleTimeout, time.Minute)
 		}
-		at, ok = cv.last.Add(wait), true
+		at, ok = cv.lastAt().Add(wait), true
 		if !cv.ended && t.After(at) && cv.waitsOnStream() {
-			at = cv.last.Add(4 * c.IdleTimeout)
+			at = cv.lastAt().Add(4 * c.IdleTimeout)
 		}
 	}
-	if c.MaxHold > 0 && !cv.started.IsZero() {
-		if held := cv.started.Add(c.MaxHold); !ok || held.Before(at) {
+	if started := cv.startedAt(); c.MaxHold > 0 && !started.IsZero() {
+		if held := started.Add(c.MaxHold); !ok || held.Before(at) {
 			at, cut, ok = held, true, true
 		}
 	}
@@ -1436,7 +1628,7 @@ func (c *Correlator) overAt(cv *conversation, t time.Time) bool {
 // logsNow is the newest event time of cv's logs.
 func (c *Correlator) logsNow(cv *conversation) time.Time {
 	var now time.Time
-	for _, lk := range cv.logs {
+	for _, lk := range cv.logList() {
 		if t := c.clocks.now(lk); t.After(now) {
 			now = t
 		}

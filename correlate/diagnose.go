@@ -48,16 +48,16 @@ type exDiag struct {
 	// Side effects.
 	repeats bool // it repeats an earlier request of the same call (retry_of, duplicate_of)
 	prevRan bool // that earlier request ran, or may have run, on the server
-	// Session.
-	stuckSince time.Time // sent on a session after its 404 at this time (the Linker refines the reason)
+	// Session: when it was sent on a session after its 404, the time of
+	// the 404 is its hold part's stuckSince (the Linker refines the reason).
 }
 
 // convDiag is what the diagnosis columns need of one conversation.
 type convDiag struct {
-	deadAt   time.Time   // when its session was first answered 404 (zero: never, or it answered as alive since)
-	sawInit  bool        // the log showed its session's initialize
-	answered bool        // a request on it got a JSON-RPC answer of its own (the session worked)
-	waiting  []*exchange // exchanges whose cut stream awaits a reconnect
+	// When its session was first answered 404 is its rare part's deadAt;
+	// whether the log showed its initialize, and whether a request on it
+	// was answered, its sawInit and answered.
+	waiting []*exchange // exchanges whose cut stream awaits a reconnect
 }
 
 // resumable says whether a cut stream of this exchange may be resumed
@@ -82,7 +82,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 	}
 	version := ex.reqVersion
 	if version == "" {
-		version = cv.version
+		version = cv.version()
 	}
 	c.noteSession(cv, ex, o, version)
 	c.stopWaiting(cv, ex)
@@ -107,19 +107,21 @@ func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Obser
 		return
 	}
 	h := o.HTTP
-	dead := cv.diag.deadAt
+	dead := cv.ro().deadAt
 	after := !dead.IsZero() && !o.Time.Before(dead)
-	if after && ex.diag.stuckSince.IsZero() {
-		ex.diag.stuckSince = dead
+	if after && ex.holdRO().stuckSince.IsZero() {
+		ex.holding().stuckSince = dead
 	}
 	switch {
 	case h.Responded && h.Status == 404:
 		if dead.IsZero() {
-			cv.diag.deadAt = o.EndOrStart()
+			cv.more().deadAt = o.EndOrStart()
 		}
 	case after && h.Responded && h.Status >= 200 && h.Status <= 299 && answersAlive(o, ex.id):
-		cv.diag.deadAt = time.Time{} // the session answered after all: it was not dead
-		ex.diag.stuckSince = time.Time{}
+		cv.rare.deadAt = time.Time{} // the session answered after all: it was not dead
+		if ex.holdPart != nil {
+			ex.holdPart.stuckSince = time.Time{}
+		}
 	}
 }
 
@@ -234,7 +236,7 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 	}
 	answerSaysUnknown := c.judgeSession(cv, ex, v, version)
 	ex.ran = uint16(min(ranCount(ex, v, answerSaysUnknown), math.MaxUint16))
-	if ex.toolName != "" && !cv.safeToRepeat(ex.toolName) &&
+	if tool := ex.tool(); tool != "" && !cv.safeToRepeat(tool) &&
 		(ex.ran >= 2 || (ex.diag.repeats && ex.diag.prevRan && ex.ran >= 1)) {
 		r.DuplicateSideEffect = true
 	}
@@ -249,7 +251,7 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Verdict, version string) (answerSaysUnknown bool) {
 	r := ex.getRow()
 	if ex.method == "initialize" && !ex.fromServer {
-		cv.diag.sawInit = true
+		cv.sawInit = true
 	}
 	if !ex.onSession || ex.fromServer || classify.Stateless(version) || ex.method == "initialize" {
 		return false
@@ -258,13 +260,15 @@ func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Ve
 	answerSaysUnknown = reason != ""
 	live := reason == "" && !r.SessionExpired && answeredOwn(ex, v)
 	if live {
-		cv.diag.answered = true
+		cv.answered = true
 	}
 	switch {
-	case !ex.diag.stuckSince.IsZero() && !live:
+	case !ex.holdRO().stuckSince.IsZero() && !live:
 		reason = StuckNoReinitialize // the Linker may make it dead_session_reused
 	default:
-		ex.diag.stuckSince = time.Time{}
+		if ex.holdPart != nil {
+			ex.holdPart.stuckSince = time.Time{}
+		}
 	}
 	if reason != "" {
 		r.SessionStuck, r.SessionStuckReason = true, schema.Str(reason)
@@ -307,7 +311,7 @@ func unknownSessionAnswer(cv *conversation, ex *exchange, v *classify.Verdict) s
 	text, code, hasCode, ownID := rejection(ex, last, v)
 	says := saysSessionUnknown(text)
 	if last.Status < 200 || last.Status > 299 {
-		if says || (last.Status == 400 && genericRejection(text) && !cv.diag.sawInit && !cv.diag.answered) {
+		if says || (last.Status == 400 && genericRejection(text) && !cv.sawInit && !cv.answered) {
 			return stuckStatusPrefix + strconv.Itoa(last.Status) + stuckStatusSuffix
 		}
 		return ""

@@ -383,8 +383,9 @@
 // written (with its arguments, copied once its record is done, so that it
 // no longer holds the record's decoded bodies and messages), its attempts'
 // statuses and failures, and no response body it has not paired. The text
-// conversations repeat (URL, target, tool name) is shared among the
-// conversations of a correlator through a bounded table (state.go). A
+// conversations repeat (URL, target, tool name, client and server) is
+// shared among the conversations of a correlator through bounded tables
+// (state.go). A
 // request further back is forgotten as if
 // never seen: the same id or call sent again is a new exchange (no
 // same-id attempt, no retry_of), a late duplicate of its response waits

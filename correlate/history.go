@@ -140,9 +140,9 @@ func (x *rem) check(ex *exchange) {
 	s.ex = nil
 	f1, u1 := s.failedSoFar()
 	f2, u2 := ex.failedSoFar()
-	cv := &conversation{}
+	cv := &conversation{client: &noImpl, server: &noImpl, toldCl: &noImpl}
 	for _, v := range []string{"", "2025-06-18", "2026-07-28"} {
-		cv.version = v
+		cv.setVersion(v)
 		if s.idsUnique(cv) != idsUniquePerSession(ex.versionOf(cv)) {
 			panic("correlate: a summary's protocol version is not its exchange's")
 		}
@@ -274,7 +274,7 @@ func (x *rem) idsUnique(cv *conversation) bool {
 		return idsUniquePerSession(x.ex.versionOf(cv))
 	}
 	if x.unique == 0 {
-		return idsUniquePerSession(cv.version)
+		return idsUniquePerSession(cv.version())
 	}
 	return x.unique > 0
 }

@@ -41,7 +41,7 @@ type instance struct {
 // a server's log without sessions interleaves many clients, whose id
 // sequences cannot be told apart.
 func (cv *conversation) tracksInstances() bool {
-	return cv.session == "" && cv.lin().side == schema.SideClient
+	return cv.session() == "" && cv.lin().side == schema.SideClient
 }
 
 // targetOf names the server a request went to, as far as the record says:
@@ -141,7 +141,7 @@ func (ex *exchange) versionOf(cv *conversation) string {
 	if ex.reqVersion != "" {
 		return ex.reqVersion
 	}
-	return cv.version
+	return cv.version()
 }
 
 // idsUniquePerSession: before 2026-07-28 an id is never reused within a
@@ -220,7 +220,7 @@ func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Obse
 // again, even after it was answered (the client may never have got the
 // answer): an SDK-level repeat, retry_basis same_id.
 func sameRequestAgain(cv *conversation, prev *rem, o *schema.Observation) bool {
-	return cv.lin().side == schema.SideServer && cv.session != "" && o.HTTP != nil && !prev.fromServer &&
+	return cv.lin().side == schema.SideServer && cv.session() != "" && o.HTTP != nil && !prev.fromServer &&
 		prev.idsUnique(cv)
 }
 
@@ -240,7 +240,7 @@ func (c *Correlator) sameIDHold() time.Duration {
 // server's side of a session before 2026-07-28, carried by HTTP.
 func (c *Correlator) mayHoldSameID(cv *conversation, ex *exchange) bool {
 	return !c.flushing && c.sameIDHold() > 0 && !ex.fromServer && ex.id.Valid() && len(ex.attempts) > 0 && cv.lin().side == schema.SideServer &&
-		cv.session != "" && idsUniquePerSession(ex.versionOf(cv))
+		cv.session() != "" && idsUniquePerSession(ex.versionOf(cv))
 }
 
 // keepUnjudged keeps, before an exchange is judged, its row as it was, so
@@ -271,10 +271,10 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 	if c.heldByLog == nil {
 		c.heldByLog = map[logKey]*heldHeap{}
 	}
-	h := c.heldByLog[ex.log]
+	h := c.heldByLog[*ex.log]
 	if h == nil {
 		h = &heldHeap{}
-		c.heldByLog[ex.log] = h
+		c.heldByLog[*ex.log] = h
 	}
 	heap.Push(h, heldEntry{ex: ex, seq: ex.holdPart.holdSeq, end: ex.endedAt})
 	return true
@@ -291,7 +291,7 @@ func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
 // it was judged; the attempt is added to it and it is judged again on all
 // of them.
 func (c *Correlator) reopenSameID(cv *conversation, prev *exchange, o *schema.Observation, m *schema.Message) {
-	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != prev.log ||
+	if !prev.heldSameID || o.HTTP == nil || o.Trigger != "" || prev.paramsHash != m.ParamsHash || logOf(o) != *prev.log ||
 		o.Time.Sub(prev.endedAt) > c.sameIDHold() || c.wm.Sub(prev.endedAt) > c.sameIDHold() {
 		return
 	}
@@ -445,7 +445,7 @@ const basisNextInstance = "same_call_next_instance"
 // handshake itself (it is what says the client started again).
 func laterInstance(p *linkEx, cv *linkConv, ev *linkEvent) bool {
 	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.state.client, ev.conv.client) &&
-		p.target == ev.target && !cv.firstStart.Before(p.conv.lastStart) && ev.time.Sub(p.startedAt) <= RetryWindow
+		p.target == ev.target && !cv.firstStartAt().Before(p.conv.lastStartAt()) && ev.time.Sub(p.startedAt()) <= RetryWindow
 }
 
 // noteFailed keeps a sessionless conversation with a failed request in
@@ -462,7 +462,7 @@ func (l *Linker) noteFailed(x *linkEx) {
 func (l *Linker) forgetEarlier() {
 	keep := l.earlier[:0]
 	for _, cv := range l.earlier {
-		if l.clocks.now(*cv.log).Sub(cv.lastStart) <= RetryWindow {
+		if l.clocks.now(*cv.log).Sub(cv.lastStartAt()) <= RetryWindow {
 			keep = append(keep, cv)
 		} else {
 			cv.repeatable = false

@@ -129,8 +129,8 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 		}
 	}
 	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}
-	if hold || !ex.diag.stuckSince.IsZero() {
-		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: ex.diag.stuckSince})
+	if stuck := ex.holdRO().stuckSince; hold || !stuck.IsZero() {
+		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: stuck})
 	}
 	c.emit(it)
 }
@@ -140,11 +140,11 @@ func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchan
 // call in the client's previous, expired session.
 func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observation, lookup bool) {
 	cv.linked, ex.linked = true, true
-	cv.told = convState{cv.expired, cv.client.Name}
+	cv.setTold(cv.expired, cv.client)
 	ex.told = ex.state()
 	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
-		time: ex.startedAt, session: cv.session, target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told, state: ex.told, lookup: lookup,
-		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.toolName)})})
+		time: ex.startedAt, session: cv.session(), target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told(), state: ex.told, lookup: lookup,
+		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.tool())})})
 }
 
 // tellState tells the Linker that a remembered request's retry state
@@ -165,8 +165,8 @@ func (c *Correlator) tellConv(cv *conversation) {
 	if !cv.linked {
 		return
 	}
-	if st := (convState{cv.expired, cv.client.Name}); st != cv.told {
-		cv.told = st
+	if st := (convState{cv.expired, cv.client.Name}); st != cv.told() {
+		cv.setTold(cv.expired, cv.client)
 		c.emit(Item{kind: itemConv, conv: cv.first, ev: c.linkEv(linkEvent{conv: st})})
 	}
 }
@@ -231,22 +231,72 @@ type linkLog struct {
 const initHistory = 8
 
 type linkConv struct {
-	id         int64
-	session    string
-	state      convState
-	log        *logKey   // its log's key (linkLog.key): a conversation of 112 bytes, not 160
-	lastStart  time.Time // of its latest remembered request
-	firstStart time.Time // of its first remembered request
-	repeatable bool      // in Linker.earlier
-	fresh      bool      // its first remembered request was a handshake
+	id      int64
+	session string
+	state   convState
+	log     *logKey // its log's key (linkLog.key): a conversation of 96 bytes, not 160
+	// When its latest and its first remembered request started
+	// (lastStartAt, firstStartAt): stamps, or in wide when a stamp cannot
+	// hold one.
+	lastStart, firstStart stamp
+	wide                  *[2]time.Time
+	repeatable            bool // in Linker.earlier
+	fresh                 bool // its first remembered request was a handshake
+}
+
+func (cv *linkConv) lastStartAt() time.Time {
+	if cv.wide != nil {
+		return cv.wide[0]
+	}
+	return cv.lastStart.time()
+}
+
+func (cv *linkConv) firstStartAt() time.Time {
+	if cv.wide != nil {
+		return cv.wide[1]
+	}
+	return cv.firstStart.time()
+}
+
+func (cv *linkConv) setStarts(last, first time.Time) {
+	if cv.wide == nil {
+		l, ok1 := toStamp(last)
+		f, ok2 := toStamp(first)
+		if ok1 && ok2 {
+			cv.lastStart, cv.firstStart = l, f
+			return
+		}
+		cv.wide = &[2]time.Time{}
+	}
+	cv.wide[0], cv.wide[1] = last, first
 }
 
 type linkEx struct {
 	conv      *linkConv
 	exID      string
-	startedAt time.Time
+	started   stamp      // when it started (startedAt)
+	wideStart *time.Time // when a stamp cannot hold it
 	state     exState
 	target    string
+}
+
+func (x *linkEx) startedAt() time.Time {
+	if x.wideStart != nil {
+		return *x.wideStart
+	}
+	return x.started.time()
+}
+
+func newLinkEx(cv *linkConv, ev *linkEvent) *linkEx {
+	x := &linkEx{conv: cv, exID: ev.exID, state: ev.state, target: ev.target}
+	s, ok := toStamp(ev.time)
+	if ok {
+		x.started = s
+	} else {
+		t := ev.time
+		x.wideStart = &t
+	}
+	return x
 }
 
 type heldRow struct {
@@ -340,33 +390,34 @@ func (l *Linker) attach(it *Item) {
 	lg := l.log(ev.log)
 	cv := l.convs[it.conv]
 	if cv == nil {
-		cv = &linkConv{id: it.conv, session: ev.session, log: &lg.key, firstStart: ev.time, fresh: ev.opens}
+		cv = &linkConv{id: it.conv, session: ev.session, log: &lg.key, fresh: ev.opens}
+		cv.setStarts(time.Time{}, ev.time)
 		l.convs[it.conv] = cv
 	}
 	if ev.conv.expired && !cv.state.expired {
 		l.expired = append(l.expired, cv)
 	}
 	cv.state = ev.conv
-	if ev.time.After(cv.lastStart) {
-		cv.lastStart = ev.time
+	if ev.time.After(cv.lastStartAt()) {
+		cv.setStarts(ev.time, cv.firstStartAt())
 	}
 	var prev *linkEx
 	nextInstance := false
 	if ev.lookup {
 		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && ev.session != "" && p.conv.state.expired &&
-			sameClient(p.conv.state.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt) && ev.time.Sub(p.startedAt) <= NextSessionWindow {
+			sameClient(p.conv.state.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt()) && ev.time.Sub(p.startedAt()) <= NextSessionWindow {
 			prev = p
 		} else if p != nil && laterInstance(p, cv, ev) {
 			prev, nextInstance = p, true
 		}
 	}
-	x := &linkEx{conv: cv, exID: ev.exID, startedAt: ev.time, state: ev.state, target: ev.target}
+	x := newLinkEx(cv, ev)
 	lg.remember(ev.callHash, x)
 	l.noteFailed(x)
 	if !x.state.final {
 		l.exs[it.ref] = x
 	}
-	if prev == nil || !ev.originNone || ev.time.Sub(prev.startedAt) > RetryWindow {
+	if prev == nil || !ev.originNone || ev.time.Sub(prev.startedAt()) > RetryWindow {
 		return
 	}
 	st := prev.state
@@ -523,7 +574,7 @@ func (l *Linker) Advance(m Mark) {
 	}
 	keep := l.expired[:0]
 	for _, cv := range l.expired {
-		if l.clocks.now(*cv.log).Sub(cv.lastStart) <= NextSessionWindow {
+		if l.clocks.now(*cv.log).Sub(cv.lastStartAt()) <= NextSessionWindow {
 			keep = append(keep, cv)
 		}
 	}

@@ -133,7 +133,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.
-		c.tellAttach(cv, ex, o, prev == nil && (cv.session != "" || cv.tracksInstances()))
+		c.tellAttach(cv, ex, o, prev == nil && (cv.session() != "" || cv.tracksInstances()))
 	}
 	if prev == nil {
 		return
@@ -186,7 +186,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if prev.inst != ex.inst {
 		r.RetryBasis = schema.Str(basisNextInstance) // the client started again (ids.go)
 	}
-	if (uncertain || open) && !cv.safeToRepeat(ex.toolName) {
+	if (uncertain || open) && !cv.safeToRepeat(ex.tool()) {
 		r.RetryUnsafe = true
 	}
 	judgeRetryAfter(r, prev.retryAfter(), prev.lastEndAt(), o.Time)

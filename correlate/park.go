@@ -10,12 +10,13 @@ import (
 
 // A request still waiting once the observation that attached it is done
 // (never answered, answered 202, a cut stream) keeps its row parked: the
-// few columns a row has before it is judged, in a parkedRow of 208 bytes
+// few columns a row has before it is judged, in a parkedRow of 128 bytes
 // instead of the 1,008-byte rowBox (issue 11: an open conversation takes
 // at most 2 KiB). Its texts that repeat across rows (source, format,
 // transport, client, server, tool, URL, ...) are kept as numbers into its
 // correlator's table of them (texts), its session as a flag when it is
-// its conversation's. The row is built again, column for column the same,
+// its conversation's (another session, and a retry_of, in a part of its
+// own), its id as its exchange's. The row is built again, column for column the same,
 // the first time it is needed (getRow): another attempt, its answer, its
 // judgement. A row with any other column set is not parked, nor one with
 // a text new to a full table.
@@ -28,16 +29,39 @@ type parkedRow struct {
 	sourceLine int64
 	endedAt    time.Time
 	// The texts that are not in the table: its session when it is not
-	// its conversation's (convSession), its id, its retry_of.
-	session, jsonRPCID, retryOf                string
+	// its conversation's (convSession), its retry_of. Its id is its
+	// exchange's (a row whose is not is not parked).
+	more                                       *parkedMore
 	arguments                                  []byte
 	httpStatuses                               *[]int32 // when it does not start in its box
-	txt                                        [parkedTexts]uint32
+	txt                                        [parkedTexts]uint16
 	postCount                                  int32
 	status1                                    int32  // HTTPStatuses[0] when it starts in its box
 	optSet                                     uint16 // which optional columns the row set (opt's order)
 	statusN                                    int8   // -1: httpStatuses; else 0 or 1, the length of the box's
 	late, idConflict, retryUnsafe, convSession bool
+}
+
+// parkedMore is what few parked rows have: a session that is not their
+// conversation's, a retry_of.
+type parkedMore struct {
+	session, retryOf string
+}
+
+// ensure is p's more, made when first needed.
+func (p *parkedRow) ensure() *parkedMore {
+	if p.more == nil {
+		p.more = &parkedMore{}
+	}
+	return p.more
+}
+
+// get is p's more for reading.
+func (p *parkedRow) get() parkedMore {
+	if p.more == nil {
+		return parkedMore{}
+	}
+	return *p.more
 }
 
 // The optional text columns of a row, in optional's order.
@@ -93,19 +117,19 @@ func optional(r *schema.Exchange) [parkedOpts]**string {
 // bounded, in entries and bytes; past the bound a row with a text not in
 // it is not parked.
 type texts struct {
-	m     map[string]uint32
+	m     map[string]uint16
 	list  []string // list[0] is ""
 	bytes int
 }
 
 const (
-	textsMax      = 1 << 16  // entries
+	textsMax      = 1 << 16  // entries (numbered in a uint16: list[0] is "")
 	textsMaxBytes = 16 << 20 // bytes of text
 	textMaxLen    = 2048     // a longer text is not numbered
 )
 
 // number is s's number in the table, added when there is room.
-func (t *texts) number(s string) (uint32, bool) {
+func (t *texts) number(s string) (uint16, bool) {
 	if s == "" {
 		return 0, true
 	}
@@ -116,11 +140,11 @@ func (t *texts) number(s string) (uint32, bool) {
 		return 0, false
 	}
 	if t.m == nil {
-		t.m = make(map[string]uint32, 64)
+		t.m = make(map[string]uint16, 64)
 		t.list = append(t.list, "")
 	}
 	v := strings.Clone(s)
-	n := uint32(len(t.list))
+	n := uint16(len(t.list))
 	t.list = append(t.list, v)
 	t.m[v] = n
 	t.bytes += len(v)
@@ -179,15 +203,17 @@ func (ex *exchange) park(tab *texts) {
 		p.optSet |= 1 << i
 		switch s := **f; i {
 		case optSessionID:
-			if s == ex.cv.session {
+			if s == ex.cv.session() {
 				p.convSession = true
 			} else {
-				p.session = s
+				p.ensure().session = s
 			}
 		case optJSONRPCID:
-			p.jsonRPCID = s
+			if s != ex.id.Text {
+				return // its id is its exchange's
+			}
 		case optRetryOf:
-			p.retryOf = s
+			p.ensure().retryOf = s
 		default:
 			num(txtOf(i), s)
 		}
@@ -239,14 +265,14 @@ func (p *parkedRow) build(ex *exchange) *rowBox {
 		var s string
 		switch i {
 		case optSessionID:
-			s = p.session
+			s = p.get().session
 			if p.convSession {
-				s = ex.cv.session
+				s = ex.cv.session()
 			}
 		case optJSONRPCID:
-			s = p.jsonRPCID
+			s = ex.id.Text
 		case optRetryOf:
-			s = p.retryOf
+			s = p.get().retryOf
 		default:
 			s = t[p.txt[txtOf(i)]]
 		}
@@ -280,6 +306,26 @@ func (c *Correlator) parkWaiting() {
 		clear(c.waiting[n:])
 		c.waiting, c.waitHead = c.waiting[:n], 0
 	}
+}
+
+// tool is the tool a tools/call of a live exchange calls, what retry
+// safety looks up among the tools: its row's tool_name, read from the
+// parked row without building it again.
+func (ex *exchange) tool() string {
+	if ex.method != "tools/call" {
+		return ""
+	}
+	l := ex.exLive
+	if l.row != nil {
+		if l.row.ToolName != nil {
+			return *l.row.ToolName
+		}
+		return ""
+	}
+	if p := l.parked; p != nil && p.optSet&(1<<optToolName) != 0 {
+		return p.tab.list[p.txt[txtOf(optToolName)]]
+	}
+	return ""
 }
 
 // getRow is the exchange's row, built again if it was parked.

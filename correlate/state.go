@@ -52,11 +52,6 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if ex.requestState != "" {
 		ex.requestState = strings.Clone(ex.requestState)
 	}
-	if ex.method == "initialize" {
-		// The version and server its answer named.
-		cv.version = internVersion(cv.version)
-		cv.server = ownImpl(cv.server)
-	}
 	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
 	}
@@ -153,20 +148,13 @@ func (cv *conversation) own(ex *exchange, nm *names) {
 	}
 	ex.reqVersion = internVersion(ex.reqVersion)
 	if r.ToolName != nil {
-		*r.ToolName = nm.share(&cv.tool, *r.ToolName)
+		*r.ToolName = nm.intern(*r.ToolName)
 	}
-	if ex.toolName != "" {
-		ex.toolName = nm.share(&cv.tool, ex.toolName)
-	}
-	if r.SessionID != nil && *r.SessionID == cv.session {
-		*r.SessionID = cv.session
+	if r.SessionID != nil && *r.SessionID == cv.session() {
+		*r.SessionID = cv.session()
 	}
 	if r.URL != nil {
-		*r.URL = nm.share(&cv.url, *r.URL)
-	}
-	if ex.method == "initialize" {
-		// Its clientInfo names the conversation's client from now on.
-		cv.client = ownImpl(cv.client)
+		*r.URL = nm.intern(*r.URL)
 	}
 	if r.ClientName != nil && *r.ClientName == cv.client.Name {
 		*r.ClientName = cv.client.Name
@@ -240,35 +228,53 @@ func (nm *names) intern(s string) string {
 	return v
 }
 
-// share returns s as a conversation keeps it in *keep: the same text when
-// it has not changed, else the interned text, which it keeps from now on.
-func (nm *names) share(keep *string, s string) string {
-	if s != *keep {
-		*keep = nm.intern(s)
-	}
-	return *keep
-}
-
-// targetOf is targetOf(o) as the conversation keeps it.
+// targetOf is targetOf(o) as the conversations keep it.
 func (cv *conversation) targetOf(o *schema.Observation, nm *names) string {
-	return nm.share(&cv.target, targetOf(o))
+	return nm.intern(targetOf(o))
 }
 
-func ownImpl(i schema.Implementation) schema.Implementation {
-	return schema.Implementation{Name: strings.Clone(i.Name), Version: strings.Clone(i.Version)}
+// noImpl is the client or server of a conversation that has not named it;
+// never written.
+var noImpl schema.Implementation
+
+// impls shares the clients and servers conversations name (most name a
+// few), with memory of their own, with a bound: the table starts again
+// when full, and long text gets a copy of its own.
+type impls struct {
+	m map[schema.Implementation]*schema.Implementation
+}
+
+func (t *impls) of(i schema.Implementation) *schema.Implementation {
+	if i == (schema.Implementation{}) {
+		return &noImpl
+	}
+	if p := t.m[i]; p != nil {
+		return p
+	}
+	p := &schema.Implementation{Name: strings.Clone(i.Name), Version: strings.Clone(i.Version)}
+	if len(i.Name)+len(i.Version) > namesMax {
+		return p
+	}
+	if t.m == nil {
+		t.m = make(map[schema.Implementation]*schema.Implementation, 16)
+	} else if len(t.m) >= namesCap {
+		clear(t.m)
+	}
+	t.m[*p] = p
+	return p
 }
 
 // exRing is a FIFO of remembered requests.
 type exRing struct {
 	buf  []*rem
-	head int // index of the oldest
-	n    int
+	head int32 // index of the oldest
+	n    int32
 }
 
-func (r *exRing) len() int { return r.n }
+func (r *exRing) len() int { return int(r.n) }
 
 func (r *exRing) push(ex *rem) {
-	if r.n == len(r.buf) {
+	if int(r.n) == len(r.buf) {
 		n := 2 * len(r.buf)
 		switch {
 		case n == 0:
@@ -277,19 +283,19 @@ func (r *exRing) push(ex *rem) {
 			n = 8 // and those that judge more, many
 		}
 		grown := make([]*rem, n)
-		for i := 0; i < r.n; i++ {
-			grown[i] = r.buf[(r.head+i)%len(r.buf)]
+		for i := 0; i < int(r.n); i++ {
+			grown[i] = r.buf[(int(r.head)+i)%len(r.buf)]
 		}
 		r.buf, r.head = grown, 0
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = ex
+	r.buf[(int(r.head)+int(r.n))%len(r.buf)] = ex
 	r.n++
 }
 
 func (r *exRing) pop() *rem {
 	ex := r.buf[r.head]
 	r.buf[r.head] = nil
-	r.head = (r.head + 1) % len(r.buf)
+	r.head = int32((int(r.head) + 1) % len(r.buf))
 	r.n--
 	return ex
 }

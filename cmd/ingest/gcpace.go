@@ -14,12 +14,14 @@ import (
 // buffers, some 100 to 250 MB), but a run that keeps much open (200,000
 // conversations that never end) peaks at twice its state. heapPacer keeps
 // GOGC=100 up to paceFloor of live heap and above it lets the heap grow by
-// at most max(paceFloor, live/2) before the next collection: at 700 MB
-// live the goal is 1,050 MB rather than 1,400 MB. Below the floor nothing
-// changes, so a run that keeps little live pays no extra collection.
+// a quarter of what is live before the next collection (GOGC=25): at 400
+// MiB live the goal is 500 MiB rather than 800 (it was 656 with the
+// headroom max(paceFloor, live/2) before). Below the floor nothing
+// changes, so a run that keeps little live pays no extra collection; one
+// that keeps more collects about four times as often per byte allocated.
 
 // paceFloor is the live heap up to which the collector keeps its default
-// headroom (GOGC=100), and the least headroom it has above.
+// headroom (GOGC=100).
 const paceFloor = 256 << 20
 
 // pacePercent is the GOGC for a live heap of live bytes.
@@ -27,8 +29,7 @@ func pacePercent(live uint64) int {
 	if live <= paceFloor {
 		return 100
 	}
-	headroom := max(uint64(paceFloor), live/2)
-	return int(headroom * 100 / live)
+	return 25
 }
 
 // heapPacer sets GOGC after every collection from the live heap it left

@@ -16,7 +16,7 @@ func gogc() int {
 }
 
 // TestPacePercent: GOGC stays 100 up to the floor of live heap; above it
-// the headroom is the floor, then half the live heap.
+// the headroom is a quarter of the live heap.
 func TestPacePercent(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
@@ -25,11 +25,11 @@ func TestPacePercent(t *testing.T) {
 		{0, 100},
 		{100 << 20, 100},
 		{paceFloor, 100},
-		{paceFloor + 1, 99},
-		{384 << 20, 66},
-		{512 << 20, 50},
-		{700 << 20, 50},
-		{4 << 30, 50},
+		{paceFloor + 1, 25},
+		{384 << 20, 25},
+		{512 << 20, 25},
+		{700 << 20, 25},
+		{4 << 30, 25},
 	} {
 		if got := pacePercent(c.live); got != c.want {
 			t.Errorf("pacePercent(%d MiB) = %d, want %d", c.live>>20, got, c.want)
@@ -56,8 +56,8 @@ func TestHeapPacer(t *testing.T) {
 	}
 	stop()
 	runtime.KeepAlive(live)
-	if got >= 100 || got < 50 {
-		t.Errorf("GOGC %d with %d MiB live, want below 100, at least 50", got, len(live)>>20)
+	if got != 25 {
+		t.Errorf("GOGC %d with %d MiB live, want 25", got, len(live)>>20)
 	}
 	if pc := gogc(); pc != 100 {
 		t.Errorf("GOGC %d after stop, want 100", pc)
