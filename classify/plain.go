@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -61,38 +63,184 @@ var lowerTab = func() (t [256]byte) {
 	return t
 }()
 
-// needleIndex holds plainNeedles by first byte; needleHeads marks the
-// headHash of each one's first four bytes.
-var needleIndex, needleHeads = func() (ix [256][]string, heads [1 << 16 / 64]uint64) {
+// needleIndex holds plainNeedles by first byte.
+var needleIndex = func() (ix [256][]string) {
 	for _, n := range plainNeedles {
 		if len(n) < 4 || lowerASCII(n) != n {
 			panic("classify: prefilter needle not lower case or shorter than 4 bytes: " + n)
 		}
 		ix[n[0]] = append(ix[n[0]], n)
-		h := headHash(n)
-		heads[h/64] |= 1 << (h % 64)
 	}
-	return ix, heads
+	return ix
 }()
 
+// The line is read eight bytes at a time, and four bytes are looked up at
+// every other place (the even ones), folded: bit 0x20 of each byte cleared,
+// so that the two cases of an ASCII letter look the same (so do a few other
+// pairs of bytes, which needleAt then tells apart). A needle that starts at
+// an even place shows its first four bytes there; one that starts at an
+// odd place and is at least five bytes long shows its bytes 1 to 4 at the
+// next place; a needle of four bytes at an odd place shows its first
+// three after any byte at the place before. gramSet marks the gramHash of
+// each of these; a place it marks is looked at with needleAt, from the
+// place before to the place after.
+
+// foldMask clears bit 0x20 of every byte of a word; foldMask32 of four
+// bytes.
+const (
+	foldMask   = 0xDFDFDFDFDFDFDFDF
+	foldMask32 = 0xDFDFDFDF
+)
+
+// gramHash hashes four folded bytes (the first lowest) to 16 bits.
+func gramHash(w uint32) uint32 { return w * 0x9E3779B1 >> 16 }
+
+// gramSet marks the hashes of the four bytes a needle shows at an even
+// place (see above).
+var gramSet = func() (set [1 << 16 / 64]uint64) {
+	mark := func(s string) {
+		h := gramHash((uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) & foldMask32)
+		set[h/64] |= 1 << (h % 64)
+	}
+	for _, n := range plainNeedles {
+		mark(n)
+		if len(n) >= 5 {
+			mark(n[1:])
+		} else {
+			for c := 0; c < 256; c++ {
+				mark(string([]byte{byte(c)}) + n[:3])
+			}
+		}
+	}
+	return set
+}()
+
+// gramBit is 1 when the folded four bytes w may show a needle.
+func gramBit(w uint32) uint64 {
+	h := gramHash(w)
+	return gramSet[h/64] >> (h % 64) & 1
+}
+
+// Masks of the eight bytes of a word.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// zeroByte is non-zero when a byte of v is zero; its lowest set bit is
+// the high bit of the first such byte.
+func zeroByte(v uint64) uint64 { return (v - lowBits) & ^v & highBits }
+
 // plainLine: no first-line rule can fire on line (it holds no needle and
-// no error status).
+// no error status). See the folded four bytes above.
 func plainLine(line string) bool {
-	var w uint32 // the last four bytes read, lower-cased, the first lowest
-	for i := 0; i < len(line); i++ {
-		c := lowerTab[line[i]]
-		if (c == '4' || c == '5') && statusLike(line, i) {
+	b := unsafe.Slice(unsafe.StringData(line), len(line))
+	n := len(b)
+	i := 0
+	for ; i+10 <= n; i += 8 {
+		v0 := binary.LittleEndian.Uint64(b[i:])
+		v2 := binary.LittleEndian.Uint64(b[i+2:])
+		// A '4' or a '5' (0x34, 0x35) may start a status.
+		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(line, i, i+8) {
 			return false
 		}
-		w = w>>8 | uint32(c)<<24
-		if i < 3 {
-			continue
+		f0, f2 := v0&foldMask, v2&foldMask
+		if gramBit(uint32(f0))|gramBit(uint32(f2))|gramBit(uint32(f0>>32))|gramBit(uint32(f2>>32)) != 0 &&
+			needleNear(line, i, i+8) {
+			return false
 		}
-		if h := w * 0x9E3779B1 >> 16; needleHeads[h/64]&(1<<(h%64)) != 0 && needleAt(line[i-3:]) {
+	}
+	for ; i < n; i++ {
+		if c := b[i]; (c == '4' || c == '5') && statusLike(line, i) {
+			return false
+		}
+		if i%2 == 0 && i+4 <= n && gramBit(binary.LittleEndian.Uint32(b[i:])&foldMask32) != 0 && needleNear(line, i, i+2) {
 			return false
 		}
 	}
 	return true
+}
+
+// statusIn: a status stands at a place from i to j (before len(line)).
+func statusIn(line string, i, j int) bool {
+	for ; i < j; i++ {
+		if c := line[i]; (c == '4' || c == '5') && statusLike(line, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// needleNear: a needle starts at a place from i-1 to j (i even, j-i at
+// most 8): the places a mark at an even place from i to j-2 points to.
+func needleNear(line string, i, j int) bool {
+	i = max(i-1, 0)
+	j = min(j, len(line)-4)
+	for ; i <= j; i++ {
+		if needleStartsAt(line, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// headSlots holds the needles by their first four bytes, folded (the
+// needles that may start where four bytes fold the same), in open
+// addressing: a slot's key is the folded bytes (never 0: every needle
+// starts with a printable byte), needles[first:first+n] the needles.
+var headSlots, headNeedles = func() (slots [headSlotCount]struct {
+	key      uint32
+	first, n uint16
+}, needles []string) {
+	var keys []uint32
+	byKey := map[uint32][]string{}
+	for _, n := range plainNeedles {
+		k := (uint32(n[0]) | uint32(n[1])<<8 | uint32(n[2])<<16 | uint32(n[3])<<24) & foldMask32
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], n)
+	}
+	if len(keys) > headSlotCount/2 {
+		panic("classify: more needle heads than headSlots holds")
+	}
+	for _, k := range keys {
+		s := headSlot(k)
+		for slots[s].key != 0 {
+			s = (s + 1) % headSlotCount
+		}
+		slots[s].key, slots[s].first, slots[s].n = k, uint16(len(needles)), uint16(len(byKey[k]))
+		needles = append(needles, byKey[k]...)
+	}
+	return slots, needles
+}()
+
+const headSlotCount = 512
+
+func headSlot(k uint32) uint32 { return k * 0x85EBCA6B >> 23 }
+
+// needleStartsAt: a needle starts at line[i:] (needleAt), looked up by
+// its first four bytes.
+func needleStartsAt(line string, i int) bool {
+	if i+4 > len(line) {
+		return false
+	}
+	s := line[i:]
+	k := (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) & foldMask32
+	for h := headSlot(k); ; h = (h + 1) % headSlotCount {
+		e := &headSlots[h]
+		if e.key == 0 {
+			return false
+		}
+		if e.key == k {
+			for _, n := range headNeedles[e.first : e.first+e.n] {
+				if len(s) >= len(n) && equalLower(s[:len(n)], n) {
+					return true
+				}
+			}
+			return false
+		}
+	}
 }
 
 // statusLike: three digits at line[i:], not inside a longer number (what
@@ -131,181 +279,126 @@ func equalLower(s, low string) bool {
 // not ASCII, a literal that is not whole. Other bytes are copied as they
 // are, as jsonstr.AppendUnescapedText copies them.
 //
-// It is plainLine run as the line is unescaped, in the same pass: the
-// rolling four bytes are hashed as each byte comes, and the places where
-// a needle may start (the hash is in needleHeads) or a status may stand
-// (a 4 or a 5) are kept, to be looked at once the line is whole (both
-// read bytes after the place).
+// A first line without escapes (the text up to its first \n, or its
+// first hiddenHead bytes) is judged where it stands in raw; one with
+// escapes is unescaped first (plainEscaped).
 func plainLiteral(raw string) bool {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
 		return false
 	}
-	// buf is judgeText's head: hiddenHead bytes from the first that
-	// strings.TrimLeft keeps (stripDecoration keeps a printable ASCII
-	// start, except "**" and "__", which move the head on).
-	var buf [hiddenHead]byte
-	var spots [64]int16 // the places to look at (a needle's start, a digit)
-	nspots := 0
-	var w uint32 // the last four bytes, lower-cased, the first lowest
-	k, started := 0, false
+	end := n - 1 // the closing quote
+	// The text's start: white space skipped (judgeText's TrimLeft; a
+	// byte-order mark is not ASCII, so not followed here).
 	i := 1
-	// The text's start: white space skipped, then the first byte.
-	for ; i < n-1 && !started; i++ {
-		c := raw[i]
-		if c == '\\' {
-			if i+2 > n-1 {
-				return false
-			}
-			switch raw[i+1] {
-			case 'n', 'r', 't':
-				i++
-				continue
-			case '"', '\\', '/':
-				c = raw[i+1]
-			case 'b':
-				c = '\b'
-			case 'f':
-				c = '\f'
-			default:
-				return false
-			}
+	for ; i < end; i++ {
+		if c := raw[i]; c == '\\' && i+2 <= end && (raw[i+1] == 'n' || raw[i+1] == 'r' || raw[i+1] == 't') {
 			i++
-		} else if c < ' ' || c == '"' || c >= utf8.RuneSelf {
-			return false
-		} else if c == ' ' {
-			continue
-		}
-		if c == '{' || c == '<' {
-			return false // judged as JSON or markup
-		}
-		// A text starting with '[' is a list of results when it is
-		// valid JSON (not judged) and judged by its first line when it
-		// is not: either way a plain first line is no failure.
-		started = true
-		buf[0] = c
-		k = 1
-		lc := lowerTab[c]
-		w = uint32(lc) << 24
-		if lc == '4' || lc == '5' {
-			spots[0] = 0
-			nspots = 1
+		} else if c != ' ' {
+			break
 		}
 	}
-	if !started {
+	if i == end {
 		return false
 	}
-	for i < n-1 && k < len(buf) {
-		c := raw[i]
-		if c == '\\' {
-			if i+2 > n-1 {
-				return false
-			}
-			var ok bool
-			if c, ok = jsonstr.ShortEscape(raw[i+1]); !ok {
-				return false
-			}
-			i += 2
-		} else if c < ' ' || c == '"' {
+	switch c := raw[i]; {
+	case c == '\\':
+		return plainEscaped(raw, i)
+	case c < ' ' || c == '"' || c >= utf8.RuneSelf:
+		return false
+	case c == '{' || c == '<':
+		return false // judged as JSON or markup
+	}
+	// A text starting with '[' is a list of results when it is valid
+	// JSON (not judged) and judged by its first line when it is not:
+	// either way a plain first line is no failure.
+	lim := min(end, i+hiddenHead)
+	j := indexSpecial(raw[i:lim])
+	if j >= 0 {
+		j += i
+		if raw[j] != '\\' {
 			return false // a control character or a quote ends the text (gjson)
-		} else {
-			i++
 		}
-		if c == '\n' {
-			break
+		if j+2 > end || raw[j+1] != 'n' {
+			return plainEscaped(raw, i)
 		}
-		buf[k] = c
-		lc := lowerTab[c]
-		w = w>>8 | uint32(lc)<<24
-		spot := -1
-		if lc == '4' || lc == '5' {
-			spot = k
-		} else if k >= 3 {
-			if h := w * 0x9E3779B1 >> 16; needleHeads[h/64]&(1<<(h%64)) != 0 {
-				spot = k - 3
-			}
-		}
-		k++
-		if spot >= 0 {
-			if nspots == len(spots) {
-				return plainLineTail(buf[:k], raw[i:])
-			}
-			spots[nspots] = int16(spot)
-			nspots++
-		}
+		lim = j
 	}
-	if k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
+	return plainHead(raw[i:lim])
+}
+
+// plainHead is plainLine of the head line (judgeText's first line of at
+// most hiddenHead bytes, from its first byte that is not white space),
+// after what judgeLines does to it first: a line that starts with "**"
+// or "__" is not followed (stripDecoration moves its start), and white
+// space at its end is trimmed.
+func plainHead(line string) bool {
+	if len(line) >= 2 && (line[0] == '*' && line[1] == '*' || line[0] == '_' && line[1] == '_') {
 		return false
 	}
-	for k > 0 && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {
+	k := len(line)
+	for k > 0 && (line[k-1] == ' ' || line[k-1] == '\t' || line[k-1] == '\r') {
 		k--
 	}
-	line := unsafe.String(&buf[0], k)
-	for _, p := range spots[:nspots] {
-		if p >= int16(k) {
-			continue // past the trimmed line (places are not in order)
-		}
-		if c := line[p]; c == '4' || c == '5' {
-			if statusLike(line, int(p)) {
-				return false
-			}
-			// A digit ends no needle head: a needle may still start
-			// three bytes before it.
-			if p >= 3 && needleAtHash(line, int(p)) {
-				return false
-			}
-			continue
-		}
-		if int(p)+3 < k && needleAt(line[p:]) {
-			return false
-		}
-	}
-	return true
+	return plainLine(line[:k])
 }
 
-// needleAtHash: the four bytes of line ending at i hash into needleHeads
-// and a needle starts there (plainLine's test at i).
-func needleAtHash(line string, i int) bool {
-	w := uint32(lowerTab[line[i-3]]) | uint32(lowerTab[line[i-2]])<<8 | uint32(lowerTab[line[i-1]])<<16 | uint32(lowerTab[line[i]])<<24
-	h := w * 0x9E3779B1 >> 16
-	return needleHeads[h/64]&(1<<(h%64)) != 0 && needleAt(line[i-3:])
-}
-
-// plainLineTail finishes plainLiteral the slow way when its line has more
-// places to look at than it keeps: the old copy goes on (rest is raw from
-// where the copy stopped), then plainLine.
-func plainLineTail(head []byte, rest string) bool {
+// plainEscaped is plainLiteral of a first line with escapes, from raw[i]
+// (the text's first byte, not white space): the line is unescaped into a
+// buffer, then judged.
+func plainEscaped(raw string, i int) bool {
+	end := len(raw) - 1
 	var buf [hiddenHead]byte
-	k := copy(buf[:], head)
-	for i := 0; i < len(rest)-1 && k < len(buf); {
-		c := rest[i]
-		if c == '\\' {
-			if i+2 > len(rest)-1 {
-				return false
-			}
-			var ok bool
-			if c, ok = jsonstr.ShortEscape(rest[i+1]); !ok {
-				return false
-			}
-			i += 2
-		} else if c < ' ' || c == '"' {
+	k := 0
+	for i < end && k < len(buf) {
+		// A run of plain bytes, copied at once.
+		run := raw[i:min(end, i+len(buf)-k)]
+		j := indexSpecial(run)
+		if j < 0 {
+			j = len(run)
+		}
+		k += copy(buf[k:], run[:j])
+		i += j
+		if i == end || k == len(buf) {
+			break
+		}
+		if raw[i] != '\\' {
+			return false // a control character or a quote ends the text (gjson)
+		}
+		if i+2 > end {
 			return false
-		} else {
-			i++
+		}
+		c, ok := jsonstr.ShortEscape(raw[i+1])
+		if !ok {
+			return false
 		}
 		if c == '\n' {
 			break
 		}
 		buf[k] = c
 		k++
+		i += 2
 	}
-	if k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
-		return false
+	return plainHead(unsafe.String(&buf[0], k))
+}
+
+// indexSpecial is the index of the first byte of s that is a backslash, a
+// quote or a control character, -1 if none is.
+func indexSpecial(s string) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
 	}
-	for k > 0 && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {
-		k--
+	for ; i < len(b); i++ {
+		if c := b[i]; c < ' ' || c == '"' || c == '\\' {
+			return i
+		}
 	}
-	return plainLine(unsafe.String(&buf[0], k))
+	return -1
 }
 
 // longHead is how much of a long text's value judgeText gets when the
