@@ -18,21 +18,23 @@ var httpOwnStatus = map[int]bool{401: true, 403: true, 407: true, 408: true, 429
 // status stays in http_statuses. Anything else (another version, where a
 // 404 is a session expiry; a null or other id, which answers no request; a
 // body that is not a valid JSON-RPC error; a 5xx; the statuses of
-// httpOwnStatus) is not, and the caller goes on with HTTP_ERROR.
-func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
+// httpOwnStatus) is not, and the caller goes on with HTTP_ERROR. It
+// judges into v (a zero Verdict), and leaves it zero when it returns false.
+func mappedProtocolError(ev *Evidence, at *Attempt, v *Verdict) bool {
 	if !Stateless(ev.ProtocolVersion) || at.Status < 400 || at.Status > 499 || httpOwnStatus[at.Status] {
-		return Verdict{}, false
+		return false
 	}
 	m := matchIn(at.Messages, ev.ID)
 	if m == nil {
-		return Verdict{}, false
+		return false
 	}
-	v := judgeMatched(ev, m)
+	judgeMatched(ev, m, v)
 	if v.Outcome != JSONRPCError || v.ErrorCode == nil {
-		return Verdict{}, false
+		*v = Verdict{}
+		return false
 	}
 	v.Reason = mappedReason(*v.ErrorCode, at.Status)
-	return v, true
+	return true
 }
 
 // mappedReasons are mappedReason's texts of the mappings 2026-07-28 makes.

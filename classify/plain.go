@@ -145,16 +145,19 @@ func plainLine(line string) bool {
 			return false
 		}
 		f0, f2 := v0&foldMask, v2&foldMask
-		if gramBit(uint32(f0))|gramBit(uint32(f2))|gramBit(uint32(f0>>32))|gramBit(uint32(f2>>32)) != 0 &&
-			needleNear(line, i, i+8) {
-			return false
+		if m := gramBit(uint32(f0)) | gramBit(uint32(f2))<<1 | gramBit(uint32(f0>>32))<<2 | gramBit(uint32(f2>>32))<<3; m != 0 {
+			for ; m != 0; m &= m - 1 {
+				if needleAround(line, i+2*bits.TrailingZeros64(m)) {
+					return false
+				}
+			}
 		}
 	}
 	for ; i < n; i++ {
 		if c := b[i]; (c == '4' || c == '5') && statusLike(line, i) {
 			return false
 		}
-		if i%2 == 0 && i+4 <= n && gramBit(binary.LittleEndian.Uint32(b[i:])&foldMask32) != 0 && needleNear(line, i, i+2) {
+		if i%2 == 0 && i+4 <= n && gramBit(binary.LittleEndian.Uint32(b[i:])&foldMask32) != 0 && needleAround(line, i) {
 			return false
 		}
 	}
@@ -171,17 +174,10 @@ func statusIn(line string, i, j int) bool {
 	return false
 }
 
-// needleNear: a needle starts at a place from i-1 to j (i even, j-i at
-// most 8): the places a mark at an even place from i to j-2 points to.
-func needleNear(line string, i, j int) bool {
-	i = max(i-1, 0)
-	j = min(j, len(line)-4)
-	for ; i <= j; i++ {
-		if needleStartsAt(line, i) {
-			return true
-		}
-	}
-	return false
+// needleAround: a needle starts at i-1, i or i+1, the places a mark at
+// the even place i points to.
+func needleAround(line string, i int) bool {
+	return i > 0 && needleStartsAt(line, i-1) || needleStartsAt(line, i) || needleStartsAt(line, i+1)
 }
 
 // headSlots holds the needles by their first four bytes, folded (the
@@ -279,9 +275,13 @@ func equalLower(s, low string) bool {
 // not ASCII, a literal that is not whole. Other bytes are copied as they
 // are, as jsonstr.AppendUnescapedText copies them.
 //
-// A first line without escapes (the text up to its first \n, or its
-// first hiddenHead bytes) is judged where it stands in raw; one with
-// escapes is unescaped first (plainEscaped).
+// The first line is judged where it stands in raw, escapes and all: no
+// needle holds a backslash, nor a byte an escape stands for, but the quote
+// of "validating \"" (looked for at each \" instead), and no escape stands
+// for a digit, so a needle or a status of the text is one of raw. The
+// converse does not hold (raw's `\timeout` is a tab and "imeout"), so
+// when raw's line is not plain and has escapes, it is unescaped and judged
+// again (plainEscaped).
 func plainLiteral(raw string) bool {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
@@ -312,19 +312,54 @@ func plainLiteral(raw string) bool {
 	// A text starting with '[' is a list of results when it is valid
 	// JSON (not judged) and judged by its first line when it is not:
 	// either way a plain first line is no failure.
-	lim := min(end, i+hiddenHead)
-	j := indexSpecial(raw[i:lim])
-	if j >= 0 {
-		j += i
-		if raw[j] != '\\' {
-			return false // a control character or a quote ends the text (gjson)
+	//
+	// The line's end in raw: a \n, the closing quote, or hiddenHead
+	// bytes of text.
+	j, k := i, 0 // raw[i:j] is read, k bytes of text
+	escaped := false
+	for k < hiddenHead {
+		lim := min(end, j+hiddenHead-k)
+		s := indexSpecial(raw[j:lim])
+		if s < 0 {
+			k += lim - j
+			j = lim
+			break
 		}
-		if j+2 > end || raw[j+1] != 'n' {
+		k += s
+		j += s
+		if raw[j] != '\\' || j+2 > end {
+			return false // a control character or a quote ends the text (gjson), or a cut escape
+		}
+		e := raw[j+1]
+		if e == 'n' {
+			break
+		}
+		if _, ok := jsonstr.ShortEscape(e); !ok {
+			return false
+		}
+		if e == '"' && j-i >= len(quotedNeedle) && equalLower(raw[j-len(quotedNeedle):j], quotedNeedle) {
 			return plainEscaped(raw, i)
 		}
-		lim = j
+		escaped = true
+		k++
+		j += 2
 	}
-	return plainHead(raw[i:lim])
+	if plainHead(raw[i:j]) {
+		return true
+	}
+	return escaped && plainEscaped(raw, i)
+}
+
+// quotedNeedle is the needle "validating \"" without its quote: the one
+// needle with a byte that is escaped in a literal (checked by init).
+const quotedNeedle = "validating "
+
+func init() {
+	for _, n := range plainNeedles {
+		if strings.ContainsAny(n, "\\/\b\f\t\r\n") || strings.Contains(n, `"`) && n != quotedNeedle+`"` {
+			panic("classify: a needle with a byte a JSON escape stands for: " + n)
+		}
+	}
 }
 
 // plainHead is plainLine of the head line (judgeText's first line of at
