@@ -375,22 +375,22 @@ type kindPhrase struct {
 	need    bool
 }
 
-// kindPhraseIndex holds the phrases and needs of kindPatterns by their
-// first byte; kindHeads marks a hash of the first four bytes of each
-// (every one has at least four), so that most places of a text are passed
-// over with one look.
-var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 64]uint64) {
+// kindPhrases are the phrases and needs of kindPatterns, and kindGrams
+// finds where they may start in a (lower-cased) text, so that most places
+// of a text are passed over with one look at every other one.
+var kindPhrases, kindGrams = func() ([]kindPhrase, *gramIndex) {
 	if len(kindPatterns) > 32 {
 		panic("classify: more kind patterns than a need mask holds")
 	}
+	var list []kindPhrase
+	var texts []string
 	for i := range kindPatterns {
 		add := func(ph string, need bool) {
 			if len(ph) < 4 {
 				panic("classify: kind phrase or need shorter than 4 bytes: " + ph)
 			}
-			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i, need})
-			h := headHash(ph)
-			heads[h/64] |= 1 << (h % 64)
+			list = append(list, kindPhrase{ph, i, need})
+			texts = append(texts, ph)
 		}
 		for _, ph := range kindPatterns[i].phrases {
 			add(ph, false)
@@ -399,13 +399,8 @@ var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 
 			add(n, true)
 		}
 	}
-	return ix, heads
+	return list, newGramIndex(texts, false)
 }()
-
-// headHash hashes the first four bytes of s (len(s) >= 4) to 16 bits.
-func headHash(s string) uint32 {
-	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 0x9E3779B1 >> 16
-}
 
 // kindTextBuf is how long a text textKind lower-cases on the stack.
 const kindTextBuf = 1024
@@ -423,8 +418,20 @@ func textKind(text string) string {
 	if len(text) > maxKindText {
 		text = text[:maxKindText]
 	}
+	if len(text) <= kindTextShort {
+		var lowBuf [kindTextShort]byte // most texts: less to clear
+		return textKindIn(lowBuf[:], text)
+	}
 	var lowBuf [kindTextBuf]byte
-	text, digits := lowerKindText(lowBuf[:], text)
+	return textKindIn(lowBuf[:], text)
+}
+
+// kindTextShort is the smaller of textKind's buffers.
+const kindTextShort = 160
+
+// textKindIn is textKind, lower-casing into buf when text fits.
+func textKindIn(buf []byte, text string) string {
+	text, digits := lowerKindText(buf, text)
 	status := ""
 	if digits {
 		status = statusInText(text)
@@ -435,8 +442,8 @@ func textKind(text string) string {
 		if i == first {
 			return p.kind
 		}
-		// The text may alias lowBuf: the regular expression gets a copy
-		// (it keeps its input in pooled state, which would move lowBuf to
+		// The text may alias buf: the regular expression gets a copy
+		// (it keeps its input in pooled state, which would move buf to
 		// the heap); few texts hold a pattern's needs.
 		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(text)) {
 			return p.kind
@@ -482,13 +489,9 @@ other:
 func firstPhrasePattern(text string) (int, uint32) {
 	best := len(kindPatterns)
 	var needs uint32
-	for at := 0; at+4 <= len(text); at++ {
-		if h := headHash(text[at:]); kindHeads[h/64]&(1<<(h%64)) == 0 {
-			continue
-		}
-		rest := text[at:]
-		for _, p := range kindPhraseIndex[text[at]] {
-			if p.pattern < best && strings.HasPrefix(rest, p.text) {
+	look := func(i int) {
+		for _, k := range kindGrams.heads(text, i) {
+			if p := &kindPhrases[k]; p.pattern < best && strings.HasPrefix(text[i:], p.text) {
 				if p.need {
 					needs |= 1 << p.pattern
 				} else {
@@ -496,10 +499,13 @@ func firstPhrasePattern(text string) (int, uint32) {
 				}
 			}
 		}
-		if best == 0 {
-			break
-		}
 	}
+	kindGrams.scan(text, func(p int) bool {
+		look(p - 1)
+		look(p)
+		look(p + 1)
+		return best == 0
+	})
 	return best, needs
 }
 

@@ -63,180 +63,59 @@ var lowerTab = func() (t [256]byte) {
 	return t
 }()
 
-// needleIndex holds plainNeedles by first byte.
-var needleIndex = func() (ix [256][]string) {
+// needleGrams finds where needles may start in a line, ASCII letters in
+// any case.
+var needleGrams = func() *gramIndex {
 	for _, n := range plainNeedles {
 		if len(n) < 4 || lowerASCII(n) != n {
 			panic("classify: prefilter needle not lower case or shorter than 4 bytes: " + n)
 		}
-		ix[n[0]] = append(ix[n[0]], n)
 	}
-	return ix
+	return newGramIndex(plainNeedles, true)
 }()
-
-// The line is read eight bytes at a time, and four bytes are looked up at
-// every other place (the even ones), folded: bit 0x20 of each byte cleared,
-// so that the two cases of an ASCII letter look the same (so do a few other
-// pairs of bytes, which needleAt then tells apart). A needle that starts at
-// an even place shows its first four bytes there; one that starts at an
-// odd place and is at least five bytes long shows its bytes 1 to 4 at the
-// next place; a needle of four bytes at an odd place shows its first
-// three after any byte at the place before. gramSet marks the gramHash of
-// each of these; a place it marks is looked at with needleAt, from the
-// place before to the place after.
-
-// foldMask clears bit 0x20 of every byte of a word; foldMask32 of four
-// bytes.
-const (
-	foldMask   = 0xDFDFDFDFDFDFDFDF
-	foldMask32 = 0xDFDFDFDF
-)
-
-// gramHash hashes four folded bytes (the first lowest) to 16 bits.
-func gramHash(w uint32) uint32 { return w * 0x9E3779B1 >> 16 }
-
-// gramSet marks the hashes of the four bytes a needle shows at an even
-// place (see above).
-var gramSet = func() (set [1 << 16 / 64]uint64) {
-	mark := func(s string) {
-		h := gramHash((uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) & foldMask32)
-		set[h/64] |= 1 << (h % 64)
-	}
-	for _, n := range plainNeedles {
-		mark(n)
-		if len(n) >= 5 {
-			mark(n[1:])
-		} else {
-			for c := 0; c < 256; c++ {
-				mark(string([]byte{byte(c)}) + n[:3])
-			}
-		}
-	}
-	return set
-}()
-
-// gramBit is 1 when the folded four bytes w may show a needle.
-func gramBit(w uint32) uint64 {
-	h := gramHash(w)
-	return gramSet[h/64] >> (h % 64) & 1
-}
-
-// Masks of the eight bytes of a word.
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// zeroByte is non-zero when a byte of v is zero; its lowest set bit is
-// the high bit of the first such byte.
-func zeroByte(v uint64) uint64 { return (v - lowBits) & ^v & highBits }
 
 // plainLine: no first-line rule can fire on line (it holds no needle and
-// no error status). See the folded four bytes above.
+// no error status).
 func plainLine(line string) bool {
-	b := unsafe.Slice(unsafe.StringData(line), len(line))
-	n := len(b)
-	i := 0
-	for ; i+10 <= n; i += 8 {
-		v0 := binary.LittleEndian.Uint64(b[i:])
-		v2 := binary.LittleEndian.Uint64(b[i+2:])
-		// A '4' or a '5' (0x34, 0x35) may start a status.
-		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(line, i, i+8) {
-			return false
-		}
-		f0, f2 := v0&foldMask, v2&foldMask
-		if m := gramBit(uint32(f0)) | gramBit(uint32(f2))<<1 | gramBit(uint32(f0>>32))<<2 | gramBit(uint32(f2>>32))<<3; m != 0 {
-			for ; m != 0; m &= m - 1 {
-				if needleAround(line, i+2*bits.TrailingZeros64(m)) {
-					return false
-				}
-			}
-		}
-	}
-	for ; i < n; i++ {
-		if c := b[i]; (c == '4' || c == '5') && statusLike(line, i) {
-			return false
-		}
-		if i%2 == 0 && i+4 <= n && gramBit(binary.LittleEndian.Uint32(b[i:])&foldMask32) != 0 && needleAround(line, i) {
-			return false
-		}
-	}
-	return true
+	return !statusIn(line) && !needleGrams.scan(line, func(p int) bool { return needleNear(line, p) })
 }
 
-// statusIn: a status stands at a place from i to j (before len(line)).
-func statusIn(line string, i, j int) bool {
-	for ; i < j; i++ {
-		if c := line[i]; (c == '4' || c == '5') && statusLike(line, i) {
-			return true
+// needleNear: a needle starts at p-1, p or p+1 (ASCII letters in any
+// case), the places needleGrams points to from p.
+func needleNear(line string, p int) bool {
+	for i := p - 1; i <= p+1; i++ {
+		for _, k := range needleGrams.heads(line, i) {
+			if n := plainNeedles[k]; len(line)-i >= len(n) && equalLower(line[i:i+len(n)], n) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// needleAround: a needle starts at i-1, i or i+1, the places a mark at
-// the even place i points to.
-func needleAround(line string, i int) bool {
-	return i > 0 && needleStartsAt(line, i-1) || needleStartsAt(line, i) || needleStartsAt(line, i+1)
-}
-
-// headSlots holds the needles by their first four bytes, folded (the
-// needles that may start where four bytes fold the same), in open
-// addressing: a slot's key is the folded bytes (never 0: every needle
-// starts with a printable byte), needles[first:first+n] the needles.
-var headSlots, headNeedles = func() (slots [headSlotCount]struct {
-	key      uint32
-	first, n uint16
-}, needles []string) {
-	var keys []uint32
-	byKey := map[uint32][]string{}
-	for _, n := range plainNeedles {
-		k := (uint32(n[0]) | uint32(n[1])<<8 | uint32(n[2])<<16 | uint32(n[3])<<24) & foldMask32
-		if byKey[k] == nil {
-			keys = append(keys, k)
+// statusIn: a status stands in line (statusLike at a 4 or a 5), looked
+// for eight bytes at a time.
+func statusIn(line string) bool {
+	b := unsafe.Slice(unsafe.StringData(line), len(line))
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		// A '4' or a '5' (0x34, 0x35) is a zero byte once xored and its
+		// lowest bit cleared.
+		if zeroByte((binary.LittleEndian.Uint64(b[i:])^0x3434343434343434)&^lowBits) == 0 {
+			continue
 		}
-		byKey[k] = append(byKey[k], n)
-	}
-	if len(keys) > headSlotCount/2 {
-		panic("classify: more needle heads than headSlots holds")
-	}
-	for _, k := range keys {
-		s := headSlot(k)
-		for slots[s].key != 0 {
-			s = (s + 1) % headSlotCount
-		}
-		slots[s].key, slots[s].first, slots[s].n = k, uint16(len(needles)), uint16(len(byKey[k]))
-		needles = append(needles, byKey[k]...)
-	}
-	return slots, needles
-}()
-
-const headSlotCount = 512
-
-func headSlot(k uint32) uint32 { return k * 0x85EBCA6B >> 23 }
-
-// needleStartsAt: a needle starts at line[i:] (needleAt), looked up by
-// its first four bytes.
-func needleStartsAt(line string, i int) bool {
-	if i+4 > len(line) {
-		return false
-	}
-	s := line[i:]
-	k := (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) & foldMask32
-	for h := headSlot(k); ; h = (h + 1) % headSlotCount {
-		e := &headSlots[h]
-		if e.key == 0 {
-			return false
-		}
-		if e.key == k {
-			for _, n := range headNeedles[e.first : e.first+e.n] {
-				if len(s) >= len(n) && equalLower(s[:len(n)], n) {
-					return true
-				}
+		for j := i; j < i+8; j++ {
+			if c := b[j]; (c == '4' || c == '5') && statusLike(line, j) {
+				return true
 			}
-			return false
 		}
 	}
+	for ; i < len(b); i++ {
+		if c := b[i]; (c == '4' || c == '5') && statusLike(line, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusLike: three digits at line[i:], not inside a longer number (what
@@ -244,16 +123,6 @@ func needleStartsAt(line string, i int) bool {
 func statusLike(line string, i int) bool {
 	return i+2 < len(line) && isDigit(line[i+1]) && isDigit(line[i+2]) &&
 		(i == 0 || !isDigit(line[i-1])) && (i+3 == len(line) || !isDigit(line[i+3]))
-}
-
-// needleAt: s starts with a needle, ASCII letters in any case.
-func needleAt(s string) bool {
-	for _, n := range needleIndex[lowerTab[s[0]]] {
-		if len(s) >= len(n) && equalLower(s[:len(n)], n) {
-			return true
-		}
-	}
-	return false
 }
 
 // equalLower: s lower-cased (ASCII) is low.

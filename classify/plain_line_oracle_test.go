@@ -16,6 +16,11 @@ import (
 // pass). They are the oracles of plainLine and plainLiteral
 // (TestPlainLineSameAsOld, FuzzPlainLineSameAsOld).
 
+// headHash hashes the first four bytes of s (len(s) >= 4) to 16 bits.
+func headHash(s string) uint32 {
+	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 0x9E3779B1 >> 16
+}
+
 // oldNeedleHeads marks the headHash of each needle's first four bytes.
 var oldNeedleHeads = func() (heads [1 << 16 / 64]uint64) {
 	for _, n := range plainNeedles {
@@ -24,6 +29,24 @@ var oldNeedleHeads = func() (heads [1 << 16 / 64]uint64) {
 	}
 	return heads
 }()
+
+// needleIndex holds plainNeedles by first byte.
+var needleIndex = func() (ix [256][]string) {
+	for _, n := range plainNeedles {
+		ix[n[0]] = append(ix[n[0]], n)
+	}
+	return ix
+}()
+
+// needleAt: s starts with a needle, ASCII letters in any case.
+func needleAt(s string) bool {
+	for _, n := range needleIndex[lowerTab[s[0]]] {
+		if len(s) >= len(n) && equalLower(s[:len(n)], n) {
+			return true
+		}
+	}
+	return false
+}
 
 // oldPlainLine: no first-line rule can fire on line (it holds no needle and
 // no error status).
@@ -289,4 +312,22 @@ func FuzzPlainLineSameAsOld(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkPlainLineSame(t, s) })
+}
+
+// TestKindPhrasesAtEveryPlace: textKind finds every phrase and need of
+// kindPatterns (whose places it looks up at every other byte) at every
+// place of a text, in both cases, after and before other phrases and cut
+// by the text's end, as its oracle does.
+func TestKindPhrasesAtEveryPlace(t *testing.T) {
+	for _, p := range kindPhrases {
+		for _, ph := range []string{p.text, strings.ToUpper(p.text), p.text[:len(p.text)-1], p.text[1:]} {
+			for pad := 0; pad < 12; pad++ {
+				for _, s := range []string{strings.Repeat(".", pad) + ph, strings.Repeat("a ", pad) + ph + " timeout",
+					"unknown tool" + strings.Repeat(" ", pad) + ph, strings.Repeat("x", pad) + ph + strings.Repeat("y", 9),
+					"status code: 503 " + strings.Repeat("z", pad) + ph, "request " + strings.Repeat("q", pad) + ph + " cancelled"} {
+					checkKind(t, "places", s)
+				}
+			}
+		}
+	}
 }
