@@ -1,10 +1,10 @@
 package classify
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -376,8 +376,9 @@ type kindPhrase struct {
 }
 
 // kindPhrases are the phrases and needs of kindPatterns, and kindGrams
-// finds where they may start in a (lower-cased) text, so that most places
-// of a text are passed over with one look at every other one.
+// finds where they may start in a text (ASCII letters in any case), so
+// that most places of a text are passed over with one look at every
+// other one.
 var kindPhrases, kindGrams = func() ([]kindPhrase, *gramIndex) {
 	if len(kindPatterns) > 32 {
 		panic("classify: more kind patterns than a need mask holds")
@@ -399,18 +400,19 @@ var kindPhrases, kindGrams = func() ([]kindPhrase, *gramIndex) {
 			add(n, true)
 		}
 	}
-	return list, newGramIndex(texts, false)
+	return list, newGramIndex(texts, true)
 }()
-
-// kindTextBuf is how long a text textKind lower-cases on the stack.
-const kindTextBuf = 1024
 
 // textKind is the kind the first matching pattern gives, or "". It finds,
 // in one pass over the text, the first pattern one of whose phrases the
 // text holds, and which patterns' needs it holds; only the patterns before
 // it try their regular expression (when the text holds one of its needs)
 // and statuses, in the order of kindPatterns, so the result is that of
-// trying every pattern in turn.
+// trying every pattern in turn. The patterns are of the lower-cased text:
+// an ASCII text is read as it is, its letters in any case, and only a
+// regular expression gets it lower-cased; another is lower-cased first
+// (Unicode lower-casing can make ASCII letters, the Kelvin sign a "k",
+// and change lengths: as strings.ToLower does it).
 func textKind(text string) string {
 	if text == "" {
 		return ""
@@ -418,23 +420,14 @@ func textKind(text string) string {
 	if len(text) > maxKindText {
 		text = text[:maxKindText]
 	}
-	if len(text) <= kindTextShort {
-		var lowBuf [kindTextShort]byte // most texts: less to clear
-		return textKindIn(lowBuf[:], text)
+	ascii, digits := asciiDigits(text)
+	if !ascii {
+		text = strings.ToLower(text)
+		digits = strings.ContainsAny(text, "0123456789")
 	}
-	var lowBuf [kindTextBuf]byte
-	return textKindIn(lowBuf[:], text)
-}
-
-// kindTextShort is the smaller of textKind's buffers.
-const kindTextShort = 160
-
-// textKindIn is textKind, lower-casing into buf when text fits.
-func textKindIn(buf []byte, text string) string {
-	text, digits := lowerKindText(buf, text)
 	status := ""
 	if digits {
-		status = statusInText(text)
+		status = statusInFold(text)
 	}
 	first, needs := firstPhrasePattern(text)
 	for i := range kindPatterns {
@@ -442,10 +435,9 @@ func textKindIn(buf []byte, text string) string {
 		if i == first {
 			return p.kind
 		}
-		// The text may alias buf: the regular expression gets a copy
-		// (it keeps its input in pooled state, which would move buf to
-		// the heap); few texts hold a pattern's needs.
-		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(text)) {
+		// The expression gets a copy of its own (it keeps its input in
+		// pooled state); few texts hold a pattern's needs.
+		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(lowerASCII(text))) {
 			return p.kind
 		}
 		for _, st := range p.statuses {
@@ -457,41 +449,70 @@ func textKindIn(buf []byte, text string) string {
 	return ""
 }
 
-// lowerKindText is strings.ToLower(text), in buf when text is ASCII and
-// fits (one pass), and whether the result holds an ASCII digit.
-func lowerKindText(buf []byte, text string) (string, bool) {
-	if len(text) <= len(buf) {
-		digits := false
-		for i := 0; i < len(text); i++ {
-			c := text[i]
-			if c >= utf8.RuneSelf {
-				goto other
-			}
-			buf[i] = lowerTab[c]
-			digits = digits || isDigit(c)
+// asciiDigits: text is ASCII, and holds an ASCII digit (when it is
+// ASCII), read eight bytes at a time.
+func asciiDigits(text string) (ascii, digits bool) {
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
+	var hi, dig uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		hi |= v
+		// A digit (0x30 to 0x39): its high half is 3 and its low half,
+		// plus 6, has no bit 4.
+		d := (v & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030
+		low := ((v & 0x0F0F0F0F0F0F0F0F) + 0x0606060606060606) & 0x1010101010101010
+		dig |= zeroByte(d | low)
+	}
+	for ; i < len(b); i++ {
+		hi |= uint64(b[i])
+		if isDigit(b[i]) {
+			dig = 1
 		}
-		return unsafe.String(&buf[0], len(text)), digits
 	}
-other:
-	if isASCII(text) {
-		text = lowerASCII(text)
-	} else {
-		// Unicode lower-casing can make ASCII letters (the Kelvin sign
-		// is a "k") and change lengths: as strings.ToLower does it.
-		text = strings.ToLower(text)
+	return hi&highBits == 0, dig != 0
+}
+
+// statusInFold is statusInText of the text lower-cased (ASCII letters),
+// read in place.
+func statusInFold(text string) string {
+	for i := 0; i < len(text); i++ {
+		c := lowerTab[text[i]]
+		if c != 'h' && c != 's' && c != 'e' || i > 0 && isWordChar(text[i-1]) {
+			continue
+		}
+		rest := text[i:]
+		var ends [2]int // where the word may end
+		n := 0
+		switch {
+		case equalLowerPrefix(rest, "http"):
+			ends[0], n = 4, 1
+		case equalLowerPrefix(rest, "status code"):
+			ends[0], ends[1], n = 11, 6, 2
+		case equalLowerPrefix(rest, "status"):
+			ends[0], n = 6, 1
+		case equalLowerPrefix(rest, "error"):
+			ends[0], n = 5, 1
+		}
+		for _, e := range ends[:n] {
+			if st := statusAfter(rest[e:]); st != "" {
+				return st
+			}
+		}
 	}
-	return text, strings.ContainsAny(text, "0123456789")
+	return ""
 }
 
 // firstPhrasePattern is the index of the first pattern of kindPatterns
-// with a phrase the text holds, len(kindPatterns) when none, and a mask
-// of the patterns before it one of whose needs the text holds.
+// with a phrase the text (ASCII letters in any case) holds,
+// len(kindPatterns) when none, and a mask of the patterns before it one
+// of whose needs the text holds.
 func firstPhrasePattern(text string) (int, uint32) {
 	best := len(kindPatterns)
 	var needs uint32
 	look := func(i int) {
 		for _, k := range kindGrams.heads(text, i) {
-			if p := &kindPhrases[k]; p.pattern < best && strings.HasPrefix(text[i:], p.text) {
+			if p := &kindPhrases[k]; p.pattern < best && equalLowerPrefix(text[i:], p.text) {
 				if p.need {
 					needs |= 1 << p.pattern
 				} else {

@@ -75,9 +75,39 @@ var needleGrams = func() *gramIndex {
 }()
 
 // plainLine: no first-line rule can fire on line (it holds no needle and
-// no error status).
+// no error status). It is needleGrams.scan with the look for a status (a
+// 4 or a 5 that is statusLike) in the same pass.
 func plainLine(line string) bool {
-	return !statusIn(line) && !needleGrams.scan(line, func(p int) bool { return needleNear(line, p) })
+	b := unsafe.Slice(unsafe.StringData(line), len(line))
+	g := needleGrams
+	n := len(b)
+	i := 0
+	for ; i+10 <= n; i += 8 {
+		v0 := binary.LittleEndian.Uint64(b[i:])
+		// A '4' or a '5' (0x34, 0x35) is a zero byte once xored and its
+		// lowest bit cleared.
+		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(line, i, i+8) {
+			return false
+		}
+		f0 := v0 & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		if m := g.bit(uint32(f0)) | g.bit(uint32(f2))<<1 | g.bit(uint32(f0>>32))<<2 | g.bit(uint32(f2>>32))<<3; m != 0 {
+			for ; m != 0; m &= m - 1 {
+				if needleNear(line, i+2*bits.TrailingZeros64(m)) {
+					return false
+				}
+			}
+		}
+	}
+	if statusIn(line, i, n) {
+		return false
+	}
+	for ; i+4 <= n; i += 2 {
+		if g.bit(binary.LittleEndian.Uint32(b[i:])&foldMask32) != 0 && needleNear(line, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // needleNear: a needle starts at p-1, p or p+1 (ASCII letters in any
@@ -93,25 +123,11 @@ func needleNear(line string, p int) bool {
 	return false
 }
 
-// statusIn: a status stands in line (statusLike at a 4 or a 5), looked
-// for eight bytes at a time.
-func statusIn(line string) bool {
-	b := unsafe.Slice(unsafe.StringData(line), len(line))
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		// A '4' or a '5' (0x34, 0x35) is a zero byte once xored and its
-		// lowest bit cleared.
-		if zeroByte((binary.LittleEndian.Uint64(b[i:])^0x3434343434343434)&^lowBits) == 0 {
-			continue
-		}
-		for j := i; j < i+8; j++ {
-			if c := b[j]; (c == '4' || c == '5') && statusLike(line, j) {
-				return true
-			}
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; (c == '4' || c == '5') && statusLike(line, i) {
+// statusIn: a status stands in line at a place from i to j (statusLike
+// at a 4 or a 5).
+func statusIn(line string, i, j int) bool {
+	for ; i < j; i++ {
+		if c := line[i]; (c == '4' || c == '5') && statusLike(line, i) {
 			return true
 		}
 	}
@@ -379,4 +395,118 @@ func appendUnescapedHead(dst, lit []byte, limit int) (out []byte, more bool) {
 		i = j + n
 	}
 	return dst, false
+}
+
+// longPlain: the text of the JSON string literal raw (at most
+// hiddenEnvelope long) is one judgeText finds nothing in because it is
+// long and its first words are plain. A text of more than hiddenShort
+// bytes (from its first byte that is not white space) is judged by the
+// rules of how its first line starts only (judgeLines returns after
+// start), and each of them fires only on a needle or a status that starts
+// in the line's first words: at its start ("Error: …", "404 Not Found",
+// "Traceback …"), in its first five words ("Database error: …", "Upload
+// failed: …", "An unexpected error occurred", "HTTP Error 503") or in its
+// first token ("java.net.ConnectException: …", which ends before the first
+// space). Three starts are read
+// further and left to the other ways: "Sorry, … could not", "Msg 208, …,
+// Level 16" and "thread 'x' panicked at". So a long text whose first
+// words (up to the end of the fifth) start no needle and no status holds
+// no failure however its line
+// goes on; they are read in raw, as plainLiteral reads them. It is false
+// when it cannot tell: a short text, an escape it does not follow (\u), a
+// text that starts with an escape, as JSON or markup, or with a
+// decoration.
+func longPlain(raw string) bool {
+	n := len(raw)
+	if n < hiddenShort+3 || n > hiddenEnvelope || raw[0] != '"' || raw[n-1] != '"' {
+		return false
+	}
+	end := n - 1
+	i := 1
+	for ; i < end; i++ {
+		if c := raw[i]; c == '\\' && i+2 <= end && (raw[i+1] == 'n' || raw[i+1] == 'r' || raw[i+1] == 't') {
+			i++
+		} else if c != ' ' {
+			break
+		}
+	}
+	if end-i <= hiddenShort {
+		return false
+	}
+	if c := raw[i]; c == '\\' || c < ' ' || c == '"' || c >= utf8.RuneSelf || c == '{' || c == '<' ||
+		(c == '*' || c == '_') && raw[i+1] == c {
+		return false
+	}
+	if t := raw[i:]; equalLowerPrefix(t, "sorry") || equalLowerPrefix(t, "msg ") || equalLowerPrefix(t, "thread '") {
+		return false
+	}
+	// The text is read to more than hiddenShort bytes, through its
+	// escapes: where its first line ends in raw (a \n, or hiddenHead
+	// bytes of text), and whether a quote that is escaped there follows
+	// "validating ".
+	j, k := i, 0 // raw[i:j] is read, k bytes of text
+	lineEnd := -1
+	for k <= hiddenShort {
+		lim := min(end, j+hiddenShort+1-k)
+		s := indexSpecial(raw[j:lim])
+		if s < 0 {
+			s = lim - j
+		}
+		if lineEnd < 0 && k+s >= hiddenHead {
+			lineEnd = j + hiddenHead - k
+		}
+		k += s
+		j += s
+		if k > hiddenShort {
+			break
+		}
+		if j == end || raw[j] != '\\' || j+2 > end {
+			return false // the text ends, or a control character or a quote ends it (gjson), or a cut escape
+		}
+		e := raw[j+1]
+		if _, ok := jsonstr.ShortEscape(e); !ok {
+			return false
+		}
+		if lineEnd < 0 {
+			if e == 'n' {
+				lineEnd = j
+			} else if e == '"' && j-i >= len(quotedNeedle) && equalLower(raw[j-len(quotedNeedle):j], quotedNeedle) {
+				return false
+			}
+		}
+		k++
+		j += 2
+		if lineEnd < 0 && k == hiddenHead {
+			lineEnd = j
+		}
+	}
+	line := raw[i:lineEnd]
+	// The first words: the first five (separated by spaces, as the
+	// rules split them; the first token ends before the first space).
+	w, spaces := 0, 0
+	for ; w < len(line) && spaces < 5; w++ {
+		if line[w] == ' ' {
+			spaces++
+		}
+	}
+	// A needle that starts in the first words ends within maxNeedle bytes
+	// of them, and a status within three.
+	if w+maxNeedle >= len(line) {
+		return plainHead(line)
+	}
+	return plainLine(line[:w+maxNeedle])
+}
+
+// maxNeedle is the length of the longest needle.
+var maxNeedle = func() int {
+	m := 0
+	for _, n := range plainNeedles {
+		m = max(m, len(n))
+	}
+	return m
+}()
+
+// equalLowerPrefix: s starts with low, ASCII letters in any case.
+func equalLowerPrefix(s, low string) bool {
+	return len(s) >= len(low) && equalLower(s[:len(low)], low)
 }
