@@ -474,28 +474,37 @@ func asciiDigits(text string) (ascii, digits bool) {
 }
 
 // statusInFold is statusInText of the text lower-cased (ASCII letters),
-// read in place.
+// read in place and from the statuses back: each of the statuses the
+// expression names, not followed by a word character, is looked at from
+// right to left for the separators and a word before it. The first that
+// has them is the leftmost match: a match's word starts before any later
+// match's, as words and separators do not overlap a status.
 func statusInFold(text string) string {
-	for i := 0; i < len(text); i++ {
-		c := lowerTab[text[i]]
-		if c != 'h' && c != 's' && c != 'e' || i > 0 && isWordChar(text[i-1]) {
+	for p := 0; p+3 <= len(text); p++ {
+		if c := text[p]; c != '4' && c != '5' {
 			continue
 		}
-		rest := text[i:]
-		var ends [2]int // where the word may end
-		n := 0
-		switch {
-		case equalLowerPrefix(rest, "http"):
-			ends[0], n = 4, 1
-		case equalLowerPrefix(rest, "status code"):
-			ends[0], ends[1], n = 11, 6, 2
-		case equalLowerPrefix(rest, "status"):
-			ends[0], n = 6, 1
-		case equalLowerPrefix(rest, "error"):
-			ends[0], n = 5, 1
+		if p+3 < len(text) && isWordChar(text[p+3]) {
+			continue
 		}
-		for _, e := range ends[:n] {
-			if st := statusAfter(rest[e:]); st != "" {
+		st := text[p : p+3]
+		switch st {
+		case "401", "403", "408", "429", "502", "503", "504":
+		default:
+			continue
+		}
+		q := p
+		for q > 0 && isRESpace(text[q-1]) {
+			q--
+		}
+		if q > 0 && text[q-1] == ':' {
+			q--
+		}
+		for q > 0 && isRESpace(text[q-1]) {
+			q--
+		}
+		for _, w := range [...]string{"http", "status code", "status", "error"} {
+			if k := q - len(w); k >= 0 && equalLower(text[k:q], w) && (k == 0 || !isWordChar(text[k-1])) {
 				return st
 			}
 		}

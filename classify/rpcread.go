@@ -125,14 +125,14 @@ func toolTexts(m *schema.Message) (string, bool) {
 	case 0:
 		return "", true
 	case 1:
-		return gjson.Parse(r.Texts[0]).Str, true
+		return stringValue(r.Texts[0]), true
 	default:
 		var b strings.Builder
 		for i := 0; i < r.TextBlocks; i++ {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(gjson.Parse(r.Texts[i]).Str)
+			b.WriteString(stringValue(r.Texts[i]))
 		}
 		return b.String(), true
 	}

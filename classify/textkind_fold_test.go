@@ -23,7 +23,10 @@ func TestFoldSameAsLowered(t *testing.T) {
 	for _, s := range []string{"", "HTTP 401", "Http:503", "STATUS CODE: 503", "Status Code 503", "sTaTuS: 429",
 		"status codes 503", "ERROR 429", "Error429", "xError 429", "error 4290", "Error 429_", "ERROR 429.",
 		"Error:\t\n 504 x", "é HTTP 503", "\xffERROR 503", "HTTP/1.1 503", "a9", "9", "é9", "abcdefgh9", "abcdefghi",
-		"/:;@[`{", strings.Repeat("x", 15) + "0", strings.Repeat("y", 16) + "\x80"} {
+		"/:;@[`{", strings.Repeat("x", 15) + "0", strings.Repeat("y", 16) + "\x80", "error :: 503", "error: :503",
+		"status  code 503", "xstatus 503", "status code: 503x", "ERROR\t:\t503", "http503", "HTTP:503", ": 503", "503",
+		"error 503 error 429", "status code 429 http 503", "x 429 status 503", "_error 503", "error 5030 status 401",
+		"status code:\n408", "status code : 504", "codes 503", "error_503", "error-503", "(error) 503"} {
 		checkFold(t, s)
 		checkFold(t, strings.ToUpper(s))
 	}
