@@ -358,7 +358,12 @@ func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
 		*v = Verdict{Outcome: InvalidEnvelope, Reason: "batch response outside 2025-03-26", Judged: m}
 		return
 	}
-	e := envelopeOf(m)
+	var e envelope
+	if p := m.RPC; p != nil {
+		e = rpcEnvelope(p) // envelopeOf, inlined
+	} else {
+		e = rawEnvelope(m.Raw)
+	}
 	if !e.object {
 		*v = Verdict{Outcome: InvalidEnvelope, Reason: "response is not a JSON object", Judged: m}
 		return
@@ -403,7 +408,12 @@ func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
 		*v = invalidResult(ev.Method, "result is not an object", m)
 		return
 	}
-	judgeResult(ev, resultOf(m), m, v)
+	if p := m.RPC; p != nil {
+		judgeResult(ev, &p.Res.Kinds, p.Res.ResultType, m, v) // resultOf, read in place
+		return
+	}
+	res := rawResult(m.Raw)
+	judgeResult(ev, &res.kinds, res.resultType, m, v)
 }
 
 func isInteger(v gjson.Result) bool {
@@ -418,13 +428,16 @@ func isInteger(v gjson.Result) bool {
 	return f == float64(int64(f))
 }
 
-// requiredFields lists, per method, fields a valid result must have and the
-// JSON type each must be.
-var requiredFields = map[string][]struct {
+// requiredField is a field a valid result must have and the JSON type it
+// must be.
+type requiredField struct {
 	path   string
 	typ    string // "object", "array", "string"
 	member int    // path's index in schema.RPCResult.Kinds (set by init)
-}{
+}
+
+// requiredFields lists, per method, the fields a valid result must have.
+var requiredFields = map[string][]requiredField{
 	"initialize":               {{"protocolVersion", "string", 0}, {"capabilities", "object", 0}, {"serverInfo", "object", 0}},
 	"tools/list":               {{"tools", "array", 0}},
 	"resources/list":           {{"resources", "array", 0}},
@@ -451,23 +464,72 @@ func init() {
 
 var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
-// judgeResult judges a result object (res: its members, as the decoder or
-// resultOf read them), into v (a zero Verdict).
-func judgeResult(ev *Evidence, res resultView, m *schema.Message, v *Verdict) {
+// isMRTR is mrtrMethods[method], without hashing the method.
+func isMRTR(method string) bool {
+	switch method {
+	case "tools/call", "prompts/get", "resources/read":
+		return true
+	}
+	return false
+}
+
+// requiredOf is requiredFields[method], without hashing the method
+// (TestRequiredOf holds the two together).
+func requiredOf(method string) []requiredField {
+	switch method {
+	case "initialize":
+		return requiredByIndex[0]
+	case "tools/list":
+		return requiredByIndex[1]
+	case "resources/list":
+		return requiredByIndex[2]
+	case "resources/templates/list":
+		return requiredByIndex[3]
+	case "resources/read":
+		return requiredByIndex[4]
+	case "prompts/list":
+		return requiredByIndex[5]
+	case "prompts/get":
+		return requiredByIndex[6]
+	case "completion/complete":
+		return requiredByIndex[7]
+	case "server/discover":
+		return requiredByIndex[8]
+	case "roots/list":
+		return requiredByIndex[9]
+	case "sampling/createMessage":
+		return requiredByIndex[10]
+	case "elicitation/create":
+		return requiredByIndex[11]
+	}
+	return nil
+}
+
+// requiredByIndex holds requiredFields in the order of requiredOf's cases.
+var requiredByIndex = func() (l [12][]requiredField) {
+	for i, m := range [...]string{"initialize", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "server/discover", "roots/list", "sampling/createMessage", "elicitation/create"} {
+		l[i] = requiredFields[m]
+	}
+	return l
+}()
+
+// judgeResult judges a result object (k: the kinds of its members, resType
+// resultType's value, as the decoder or resultOf read them), into v (a
+// zero Verdict).
+func judgeResult(ev *Evidence, k *[schema.NumResultMembers]schema.JSONKind, resType string, m *schema.Message, v *Verdict) {
 	method := ev.Method
-	k := &res.kinds
 	resultType := "complete"
 	if rt := k[schema.ResResultType]; rt.Exists() {
 		if rt != schema.JSONString {
 			*v = invalidResult(method, "resultType is not a string", m)
 			return
 		}
-		resultType = res.resultType
+		resultType = resType
 	}
 	switch resultType {
 	case "complete":
 	case "input_required":
-		if !mrtrMethods[method] {
+		if !isMRTR(method) {
 			*v = invalidResult(method, "input_required is not allowed on "+method, m)
 			v.ResultType = resultType
 			return
@@ -513,7 +575,7 @@ func judgeResult(ev *Evidence, res resultView, m *schema.Message, v *Verdict) {
 		v.ResultType, v.IsError, v.Judged = resultType, boolPtr(isErr), m
 		return
 	}
-	for _, f := range requiredFields[method] {
+	for _, f := range requiredOf(method) {
 		g := k[f.member]
 		ok := g.Exists()
 		switch f.typ {

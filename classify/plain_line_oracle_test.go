@@ -331,3 +331,36 @@ func TestKindPhrasesAtEveryPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredOf: requiredOf is requiredFields' lookup, and the switches
+// that replace maps on the hot path say what the maps say.
+func TestRequiredOf(t *testing.T) {
+	methods := []string{"", "tools/call", "x", "initialize ", "Tools/list"}
+	for m := range requiredFields {
+		methods = append(methods, m)
+	}
+	for _, m := range methods {
+		got, want := requiredOf(m), requiredFields[m]
+		if len(got) != len(want) || len(got) > 0 && &got[0] != &want[0] {
+			t.Errorf("requiredOf(%q) = %v, requiredFields says %v", m, got, want)
+		}
+		if isMRTR(m) != mrtrMethods[m] {
+			t.Errorf("isMRTR(%q) = %v", m, isMRTR(m))
+		}
+	}
+	for m := range mrtrMethods {
+		if !isMRTR(m) {
+			t.Errorf("isMRTR(%q) = false", m)
+		}
+	}
+	for c := int64(-33000); c < 1000; c++ {
+		if isCallerCode(c) != callerCodes[c] {
+			t.Errorf("isCallerCode(%d) = %v", c, isCallerCode(c))
+		}
+	}
+	for st := 0; st < 1000; st++ {
+		if isHTTPOwnStatus(st) != httpOwnStatus[st] {
+			t.Errorf("isHTTPOwnStatus(%d) = %v", st, isHTTPOwnStatus(st))
+		}
+	}
+}
