@@ -530,10 +530,16 @@ func firstPhrasePattern(text string) (int, uint32) {
 			}
 		}
 	}
-	kindGrams.scan(text, func(p int) bool {
-		look(p - 1)
-		look(p)
-		look(p + 1)
+	kindGrams.scan(text, func(p int, t uint8) bool {
+		if t&gramBefore != 0 {
+			look(p - 1)
+		}
+		if t&gramHead != 0 {
+			look(p)
+		}
+		if t&gramAfter != 0 {
+			look(p + 1)
+		}
 		return best == 0
 	})
 	return best, needs

@@ -2,7 +2,6 @@ package classify
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"unsafe"
 )
 
@@ -12,8 +11,9 @@ import (
 // starts at an odd place and is at least five bytes long shows its bytes 1
 // to 4 at the next place; one of four bytes at an odd place shows its
 // first three after any byte at the place before. set marks the hash of
-// each of these four bytes (a filter: a marked place may hold none), and
-// a marked place p is looked at from p-1 to p+1, by the phrases' first
+// each of these four bytes (a filter: a marked place may hold none) with
+// where the phrase would start (gramHead: at p, gramBefore: at p-1,
+// gramAfter: at p+1), and those places are looked at by the phrases' first
 // four bytes (heads, an exact table).
 //
 // With fold, bytes compare with bit 0x20 cleared, so that the two cases
@@ -21,7 +21,7 @@ import (
 // which the caller's comparison tells apart); without it, as they are.
 type gramIndex struct {
 	fold  bool
-	set   [1 << 16 / 64]uint64
+	set   [1 << 16]uint8 // by gramHash: gramHead, gramBefore, gramAfter
 	slots [gramSlots]gramSlot
 	order []int32 // phrase numbers, those of one head together
 }
@@ -35,6 +35,13 @@ type gramSlot struct {
 }
 
 const gramSlots = 1024
+
+// Where a phrase may start, for four bytes marked at an even place p.
+const (
+	gramHead   = 1 << iota // at p: its first four bytes
+	gramBefore             // at p-1: its bytes 1 to 4
+	gramAfter              // at p+1: its first three, after any byte
+)
 
 // foldMask clears bit 0x20 of every byte of a word; foldMask32 of four
 // bytes.
@@ -67,22 +74,19 @@ func newGramIndex(phrases []string, fold bool) *gramIndex {
 	if fold {
 		mask = foldMask32
 	}
-	mark := func(s string) {
-		h := gramHash(word4(s) & mask)
-		g.set[h/64] |= 1 << (h % 64)
-	}
+	mark := func(s string, where uint8) { g.set[gramHash(word4(s)&mask)] |= where }
 	var keys []uint32
 	byKey := map[uint32][]int32{}
 	for i, p := range phrases {
 		if len(p) < 4 || p[0] == 0 {
 			panic("classify: a phrase shorter than four bytes or starting with NUL: " + p)
 		}
-		mark(p)
+		mark(p, gramHead)
 		if len(p) >= 5 {
-			mark(p[1:])
+			mark(p[1:], gramBefore)
 		} else {
 			for c := 0; c < 256; c++ {
-				mark(string([]byte{byte(c)}) + p[:3])
+				mark(string([]byte{byte(c)})+p[:3], gramAfter)
 			}
 		}
 		k := word4(p) & mask
@@ -105,11 +109,9 @@ func newGramIndex(phrases []string, fold bool) *gramIndex {
 	return g
 }
 
-// bit is 1 when the four bytes w (folded with fold) are marked.
-func (g *gramIndex) bit(w uint32) uint64 {
-	h := gramHash(w)
-	return g.set[h/64] >> (h % 64) & 1
-}
+// marks is where phrases may start for the four bytes w (folded with
+// fold) at an even place: gramHead, gramBefore, gramAfter.
+func (g *gramIndex) marks(w uint32) uint8 { return g.set[gramHash(w)] }
 
 // heads is the phrases whose first four bytes are s[i:i+4] (folded with
 // fold); none when fewer than four bytes are left.
@@ -132,11 +134,12 @@ func (g *gramIndex) heads(s string, i int) []int32 {
 	}
 }
 
-// scan calls found(p), in order, for each even place p of s whose four
-// bytes are marked, until found returns true; it reports whether one
-// did. The phrases that may start near p are heads(s, p-1), heads(s, p)
-// and heads(s, p+1).
-func (g *gramIndex) scan(s string, found func(p int) bool) bool {
+// scan calls found(p, t), in order, for each even place p of s whose
+// four bytes are marked (t: marks), until found returns true; it reports
+// whether one did. The phrases that may start near p are heads(s, p-1)
+// (t has gramBefore), heads(s, p) (gramHead) and heads(s, p+1)
+// (gramAfter).
+func (g *gramIndex) scan(s string, found func(p int, t uint8) bool) bool {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	var mask uint64 = 0xFFFFFFFFFFFFFFFF
 	if g.fold {
@@ -147,16 +150,14 @@ func (g *gramIndex) scan(s string, found func(p int) bool) bool {
 	for ; i+10 <= n; i += 8 {
 		f0 := binary.LittleEndian.Uint64(b[i:]) & mask
 		f2 := binary.LittleEndian.Uint64(b[i+2:]) & mask
-		if m := g.bit(uint32(f0)) | g.bit(uint32(f2))<<1 | g.bit(uint32(f0>>32))<<2 | g.bit(uint32(f2>>32))<<3; m != 0 {
-			for ; m != 0; m &= m - 1 {
-				if found(i + 2*bits.TrailingZeros64(m)) {
-					return true
-				}
-			}
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && found(i, t0) || t1 != 0 && found(i+2, t1) ||
+			t2 != 0 && found(i+4, t2) || t3 != 0 && found(i+6, t3)) {
+			return true
 		}
 	}
 	for ; i+4 <= n; i += 2 {
-		if g.bit(binary.LittleEndian.Uint32(b[i:])&uint32(mask)) != 0 && found(i) {
+		if t := g.marks(binary.LittleEndian.Uint32(b[i:]) & uint32(mask)); t != 0 && found(i, t) {
 			return true
 		}
 	}

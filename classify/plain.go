@@ -91,19 +91,30 @@ func plainLine(line string) bool {
 		}
 		f0 := v0 & foldMask
 		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
-		if m := g.bit(uint32(f0)) | g.bit(uint32(f2))<<1 | g.bit(uint32(f0>>32))<<2 | g.bit(uint32(f2>>32))<<3; m != 0 {
-			for ; m != 0; m &= m - 1 {
-				if needleNear(line, i+2*bits.TrailingZeros64(m)) {
-					return false
-				}
-			}
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(line, i, t0) || t1 != 0 && needleNear(line, i+2, t1) ||
+			t2 != 0 && needleNear(line, i+4, t2) || t3 != 0 && needleNear(line, i+6, t3)) {
+			return false
 		}
 	}
 	if statusIn(line, i, n) {
 		return false
 	}
+	if i < n && n >= 10 {
+		// The even places left, read as the last block: ten bytes from
+		// an even place (places read again give the same answer).
+		i = (n - 10) &^ 1
+		f0 := binary.LittleEndian.Uint64(b[i:]) & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(line, i, t0) || t1 != 0 && needleNear(line, i+2, t1) ||
+			t2 != 0 && needleNear(line, i+4, t2) || t3 != 0 && needleNear(line, i+6, t3)) {
+			return false
+		}
+		return true
+	}
 	for ; i+4 <= n; i += 2 {
-		if g.bit(binary.LittleEndian.Uint32(b[i:])&foldMask32) != 0 && needleNear(line, i) {
+		if t := g.marks(binary.LittleEndian.Uint32(b[i:]) & foldMask32); t != 0 && needleNear(line, i, t) {
 			return false
 		}
 	}
@@ -111,13 +122,17 @@ func plainLine(line string) bool {
 }
 
 // needleNear: a needle starts at p-1, p or p+1 (ASCII letters in any
-// case), the places needleGrams points to from p.
-func needleNear(line string, p int) bool {
-	for i := p - 1; i <= p+1; i++ {
-		for _, k := range needleGrams.heads(line, i) {
-			if n := plainNeedles[k]; len(line)-i >= len(n) && equalLower(line[i:i+len(n)], n) {
-				return true
-			}
+// case), where the marks t of the even place p point to.
+func needleNear(line string, p int, t uint8) bool {
+	return t&gramBefore != 0 && needleStarts(line, p-1) || t&gramHead != 0 && needleStarts(line, p) ||
+		t&gramAfter != 0 && needleStarts(line, p+1)
+}
+
+// needleStarts: a needle starts at line[i:] (ASCII letters in any case).
+func needleStarts(line string, i int) bool {
+	for _, k := range needleGrams.heads(line, i) {
+		if n := plainNeedles[k]; len(line)-i >= len(n) && equalLower(line[i:i+len(n)], n) {
+			return true
 		}
 	}
 	return false
@@ -306,19 +321,26 @@ func plainEscaped(raw string, i int) bool {
 // quote or a control character, -1 if none is.
 func indexSpecial(s string) int {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
+	if len(b) < 8 {
+		for i, c := range b {
+			if c < ' ' || c == '"' || c == '\\' {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := 0; ; i += 8 {
+		// The last word is read where it ends with s, over bytes already
+		// read (none of which is special).
+		i = min(i, len(b)-8)
 		v := binary.LittleEndian.Uint64(b[i:])
 		if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < ' ' || c == '"' || c == '\\' {
-			return i
+		if i == len(b)-8 {
+			return -1
 		}
 	}
-	return -1
 }
 
 // longHead is how much of a long text's value judgeText gets when the

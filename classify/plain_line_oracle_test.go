@@ -364,3 +364,35 @@ func TestRequiredOf(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexSpecial: indexSpecial against a byte-by-byte look, for every
+// length up to 40, every special byte at every place, after bytes that
+// border them.
+func TestIndexSpecial(t *testing.T) {
+	naive := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < ' ' || c == '"' || c == '\\' {
+				return i
+			}
+		}
+		return -1
+	}
+	for n := 0; n <= 40; n++ {
+		for _, fill := range []byte{'a', ' ', '!', '#', '[', ']', '\x7f', '\x80', '\xff', '!' + 0x80} {
+			base := strings.Repeat(string([]byte{fill}), n)
+			if got, want := indexSpecial(base), naive(base); got != want {
+				t.Fatalf("indexSpecial(%q) = %d, want %d", base, got, want)
+			}
+			for at := 0; at < n; at++ {
+				for _, c := range []byte{0, 1, '\n', 0x1f, '"', '\\'} {
+					s := base[:at] + string([]byte{c}) + base[at+1:]
+					for _, x := range []string{s, s[:at] + string([]byte{c}) + strings.Repeat("\"", n-at)} {
+						if got, want := indexSpecial(x), naive(x); got != want {
+							t.Fatalf("indexSpecial(%q) = %d, want %d", x, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
