@@ -468,6 +468,11 @@ func longPlain(raw string) bool {
 	// "validating ".
 	j, k := i, 0 // raw[i:j] is read, k bytes of text
 	lineEnd := -1
+	if seg := raw[i : i+hiddenShort+1]; strings.IndexByte(seg, '\\') < 0 && strings.IndexByte(seg, '"') < 0 && !hasControl(seg) {
+		// No escape and nothing that ends the text in its first
+		// hiddenShort+1 bytes (most long texts: found at once).
+		k, lineEnd = hiddenShort+1, i+hiddenHead
+	}
 	for k <= hiddenShort {
 		lim := min(end, j+hiddenShort+1-k)
 		s := indexSpecial(raw[j:lim])
@@ -531,4 +536,24 @@ var maxNeedle = func() int {
 // equalLowerPrefix: s starts with low, ASCII letters in any case.
 func equalLowerPrefix(s, low string) bool {
 	return len(s) >= len(low) && equalLower(s[:len(low)], low)
+}
+
+// hasControl: s holds a control character (a byte below 0x20), read eight
+// bytes at a time.
+func hasControl(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if len(b) < 8 {
+		for _, c := range b {
+			if c < ' ' {
+				return true
+			}
+		}
+		return false
+	}
+	var m uint64
+	for i := 0; i < len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[min(i, len(b)-8):])
+		m |= (v - 0x2020202020202020) &^ v
+	}
+	return m&highBits != 0
 }

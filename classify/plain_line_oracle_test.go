@@ -396,3 +396,22 @@ func TestIndexSpecial(t *testing.T) {
 		}
 	}
 }
+
+// TestHasControl: hasControl against a byte-by-byte look.
+func TestHasControl(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for _, fill := range []byte{'a', ' ', '!', '\x7f', '\x80', '\xff', '\xa0'} {
+			base := strings.Repeat(string([]byte{fill}), n)
+			if hasControl(base) {
+				t.Fatalf("hasControl(%q) = true", base)
+			}
+			for at := 0; at < n; at++ {
+				for _, c := range []byte{0, 1, '\n', 0x1f} {
+					if s := base[:at] + string([]byte{c}) + base[at+1:]; !hasControl(s) {
+						t.Fatalf("hasControl(%q) = false", s)
+					}
+				}
+			}
+		}
+	}
+}
