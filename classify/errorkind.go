@@ -545,15 +545,6 @@ func firstPhrasePattern(text string) (int, uint32) {
 	return best, needs
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 var mcpErrorText = regexp.MustCompile(`^\s*(?:Error:\s*)?MCP error (-?\d{1,9}):\s*`)
 
 // embeddedCode reads TS1's "MCP error <code>: <message>" at the start of a

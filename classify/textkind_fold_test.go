@@ -44,3 +44,12 @@ func FuzzFoldSameAsLowered(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkFold(t, s) })
 }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
