@@ -145,8 +145,8 @@ type Verdict struct {
 const v20260728 = "2026-07-28"
 
 // Classify judges one exchange.
-func Classify(ev *Evidence) Verdict {
-	v := classify(ev)
+func Classify(ev *Evidence) (v Verdict) {
+	classify(ev, &v)
 	if ev.LateResponse && ev.Cancelled {
 		// Cancelled first; the response that came anyway is kept as detail.
 		v.Reason = "cancelled before any response; a late response then said " + v.Outcome
@@ -163,7 +163,9 @@ func Classify(ev *Evidence) Verdict {
 	return v
 }
 
-func classify(ev *Evidence) Verdict {
+// classify judges the exchange into v (a zero Verdict): the rules, before
+// what Classify adds.
+func classify(ev *Evidence, v *Verdict) {
 	var last *Attempt
 	if n := len(ev.Attempts); n > 0 {
 		last = &ev.Attempts[n-1]
@@ -171,21 +173,25 @@ func classify(ev *Evidence) Verdict {
 	if last != nil {
 		if !last.Responded {
 			if ev.Response != nil {
-				return judgeMatched(ev, ev.Response)
+				judgeMatched(ev, ev.Response, v)
+				return
 			}
 			if last.Failure == schema.FailurePending {
-				return Verdict{Outcome: Unknown, Reason: "no response yet when the capture was written"}
+				*v = Verdict{Outcome: Unknown, Reason: "no response yet when the capture was written"}
+				return
 			}
 			if ev.Cancelled || (last.Failure == schema.FailureClientAbort && Stateless(ev.ProtocolVersion)) {
-				return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
+				*v = Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
+				return
 			}
-			return Verdict{Outcome: NoResponse, Reason: noHTTPResponse(last.Failure), ErrorType: orDefault(last.Failure, "_OTHER")}
+			*v = Verdict{Outcome: NoResponse, Reason: noHTTPResponse(last.Failure), ErrorType: orDefault(last.Failure, "_OTHER")}
+			return
 		}
 		if last.Status < 200 || last.Status > 299 {
-			if v, ok := mappedProtocolError(ev, last); ok {
-				return v
+			if mappedProtocolError(ev, last, v) {
+				return
 			}
-			v := Verdict{Outcome: HTTPError, Reason: statusReason(last.Status), ErrorType: statusText(last.Status)}
+			*v = Verdict{Outcome: HTTPError, Reason: statusReason(last.Status), ErrorType: statusText(last.Status)}
 			// Keep a JSON-RPC error carried by the error response as detail.
 			for i := range last.Messages {
 				m := &last.Messages[i]
@@ -203,17 +209,20 @@ func classify(ev *Evidence) Verdict {
 					break
 				}
 			}
-			return v
+			return
 		}
 		if last.Failure != "" && !last.SSE && ev.Response == nil {
-			return cutBody(ev, last)
+			cutBody(ev, last, v)
+			return
 		}
 		if m := matchIn(last.Messages, ev.ID); m != nil {
-			return judgeMatched(ev, m)
+			judgeMatched(ev, m, v)
+			return
 		}
 	}
 	if ev.Response != nil {
-		return judgeMatched(ev, ev.Response)
+		judgeMatched(ev, ev.Response, v)
+		return
 	}
 	var own []schema.Message
 	if last != nil {
@@ -225,55 +234,69 @@ func classify(ev *Evidence) Verdict {
 	for i := range own {
 		if own[i].Kind == schema.MsgInvalidJSON {
 			if own[i].Truncated {
-				return Verdict{Outcome: Unknown, Reason: "a frame the log cut short, with nothing recoverable", Judged: &own[i]}
+				*v = Verdict{Outcome: Unknown, Reason: "a frame the log cut short, with nothing recoverable", Judged: &own[i]}
+				return
 			}
-			return Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: &own[i]}
+			*v = Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: &own[i]}
+			return
 		}
 	}
 	for i := range own {
 		switch own[i].Kind {
 		case schema.MsgResponse:
-			return judgeMatched(ev, &own[i]) // fails the id check: INVALID_ENVELOPE
+			judgeMatched(ev, &own[i], v)
+			return // fails the id check: INVALID_ENVELOPE
 		case schema.MsgOther:
-			return Verdict{Outcome: InvalidEnvelope, Reason: "response body is not a JSON-RPC message", Judged: &own[i]}
+			*v = Verdict{Outcome: InvalidEnvelope, Reason: "response body is not a JSON-RPC message", Judged: &own[i]}
+			return
 		}
 	}
 	// Rule 4: evidence missing.
 	if last != nil {
 		if !last.BodyRecorded && last.Status != 202 {
-			return Verdict{Outcome: Unknown, Reason: "response body not recorded"}
+			*v = Verdict{Outcome: Unknown, Reason: "response body not recorded"}
+			return
 		}
 		if last.SSE {
 			if last.StreamEnd == schema.StreamClientClosed && Stateless(ev.ProtocolVersion) {
-				return Verdict{Outcome: Cancelled, Reason: "client closed the response stream (2026-07-28 cancellation)"}
+				*v = Verdict{Outcome: Cancelled, Reason: "client closed the response stream (2026-07-28 cancellation)"}
+				return
 			}
 			if last.StreamEnd == schema.StreamClientClosed && ev.Cancelled {
 				// The client let go of the stream itself and cancelled the
 				// request: its own doing, not a cut.
-				return Verdict{Outcome: Cancelled, Reason: "client closed the response stream and cancelled the request"}
+				*v = Verdict{Outcome: Cancelled, Reason: "client closed the response stream and cancelled the request"}
+				return
 			}
 			if ev.Cancelled {
-				return Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response; then cancelled"}
+				*v = Verdict{Outcome: StreamIncomplete, Reason: "event stream ended without the response; then cancelled"}
+				return
 			}
-			return Verdict{Outcome: StreamIncomplete, Reason: streamEndedReason(last.StreamEnd)}
+			*v = Verdict{Outcome: StreamIncomplete, Reason: streamEndedReason(last.StreamEnd)}
+			return
 		}
 		if last.Status != 202 && last.BodyEmpty {
-			return Verdict{Outcome: MalformedJSON, Reason: "empty response body"}
+			*v = Verdict{Outcome: MalformedJSON, Reason: "empty response body"}
+			return
 		}
 	}
 	if ev.Cancelled {
-		return Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
+		*v = Verdict{Outcome: Cancelled, Reason: "client cancelled before any response"}
+		return
 	}
 	if last == nil && ev.Reported != nil {
-		return judgeReported(ev)
+		*v = judgeReported(ev)
+		return
 	}
 	if last != nil && last.Status == 202 && ev.StreamNotRecorded {
-		return Verdict{Outcome: Unknown, Reason: "request answered 202; the stream that would carry the response was not recorded"}
+		*v = Verdict{Outcome: Unknown, Reason: "request answered 202; the stream that would carry the response was not recorded"}
+		return
 	}
 	if last != nil && last.Status == 202 {
-		return Verdict{Outcome: NoResponse, Reason: "request answered 202 and no response arrived on any stream", ErrorType: "_OTHER"}
+		*v = Verdict{Outcome: NoResponse, Reason: "request answered 202 and no response arrived on any stream", ErrorType: "_OTHER"}
+		return
 	}
-	return Verdict{Outcome: NoResponse, Reason: "no response in the log", ErrorType: "_OTHER"}
+	*v = Verdict{Outcome: NoResponse, Reason: "no response in the log", ErrorType: "_OTHER"}
 }
 
 // cutBody judges a 2xx whose body (not an event stream) broke off after the
@@ -281,11 +304,12 @@ func classify(ev *Evidence) Verdict {
 // which is the client's cancellation when the client aborted it and
 // cancelled the request (or, in 2026-07-28, aborted it at all), and a
 // transport failure otherwise.
-func cutBody(ev *Evidence, last *Attempt) Verdict {
+func cutBody(ev *Evidence, last *Attempt, v *Verdict) {
 	if last.Failure == schema.FailureClientAbort && (ev.Cancelled || Stateless(ev.ProtocolVersion)) {
-		return Verdict{Outcome: Cancelled, Reason: "client aborted the response body and cancelled the request"}
+		*v = Verdict{Outcome: Cancelled, Reason: "client aborted the response body and cancelled the request"}
+		return
 	}
-	return Verdict{Outcome: NoResponse, Reason: "HTTP " + strconv.Itoa(last.Status) + " came, then the body was cut: " + last.Failure,
+	*v = Verdict{Outcome: NoResponse, Reason: "HTTP " + strconv.Itoa(last.Status) + " came, then the body was cut: " + last.Failure,
 		ErrorType: last.Failure}
 }
 
@@ -319,53 +343,77 @@ func invalidResult(method, reason string, m *schema.Message) Verdict {
 
 func batchAllowed(version string) bool { return version == "" || version == "2025-03-26" }
 
-// judgeMatched applies rules 5 to 8 to one response message.
-func judgeMatched(ev *Evidence, m *schema.Message) Verdict {
+// judgeMatched applies rules 5 to 8 to one response message, into v (a
+// zero Verdict).
+func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
 	if m.Truncated {
-		return judgeTruncated(m)
+		*v = judgeTruncated(m)
+		return
 	}
 	if m.Kind == schema.MsgInvalidJSON {
-		return Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: m}
+		*v = Verdict{Outcome: MalformedJSON, Reason: "response is not valid JSON", Judged: m}
+		return
 	}
 	if m.InBatch() && !batchAllowed(ev.ProtocolVersion) {
-		return Verdict{Outcome: InvalidEnvelope, Reason: "batch response outside 2025-03-26", Judged: m}
+		*v = Verdict{Outcome: InvalidEnvelope, Reason: "batch response outside 2025-03-26", Judged: m}
+		return
 	}
-	e := envelopeOf(m)
+	var e envelope
+	if p := m.RPC; p != nil {
+		e = rpcEnvelope(p) // envelopeOf, inlined
+	} else {
+		e = rawEnvelope(m.Raw)
+	}
 	if !e.object {
-		return Verdict{Outcome: InvalidEnvelope, Reason: "response is not a JSON object", Judged: m}
+		*v = Verdict{Outcome: InvalidEnvelope, Reason: "response is not a JSON object", Judged: m}
+		return
 	}
 	if !e.jsonrpc20 {
-		return Verdict{Outcome: InvalidEnvelope, Reason: `"jsonrpc" is not "2.0"`, Judged: m}
+		*v = Verdict{Outcome: InvalidEnvelope, Reason: `"jsonrpc" is not "2.0"`, Judged: m}
+		return
 	}
 	if e.result.Exists() && e.errv.Exists() {
-		return Verdict{Outcome: InvalidEnvelope, Reason: "result and error together", Judged: m}
+		*v = Verdict{Outcome: InvalidEnvelope, Reason: "result and error together", Judged: m}
+		return
 	}
 	if !e.result.Exists() && !e.errv.Exists() {
-		return Verdict{Outcome: InvalidEnvelope, Reason: "neither result nor error", Judged: m}
+		*v = Verdict{Outcome: InvalidEnvelope, Reason: "neither result nor error", Judged: m}
+		return
 	}
 	nullIDError := e.errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
 	if !nullIDError && !SameID(m.ID, ev.ID) {
 		reason := "response id does not match the request id" // values stay in their columns, where the policy applies
-		return Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
+		*v = Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
+		return
 	}
 	if e.errv.Exists() {
 		if e.errv != schema.JSONObject {
-			return Verdict{Outcome: InvalidEnvelope, Reason: "error is not an object", Judged: m}
+			*v = Verdict{Outcome: InvalidEnvelope, Reason: "error is not an object", Judged: m}
+			return
 		}
 		if !e.codeInteger {
-			return Verdict{Outcome: InvalidEnvelope, Reason: "error code is not an integer", Judged: m}
+			*v = Verdict{Outcome: InvalidEnvelope, Reason: "error code is not an integer", Judged: m}
+			return
 		}
 		if e.message != schema.JSONString {
-			return Verdict{Outcome: InvalidEnvelope, Reason: "error message is not a string", Judged: m}
+			*v = Verdict{Outcome: InvalidEnvelope, Reason: "error message is not a string", Judged: m}
+			return
 		}
 		code := e.codeInt
-		return Verdict{Outcome: JSONRPCError, Reason: codeReason(code),
-			ErrorCode: codePtr(code), ErrorMessage: e.messageText, ErrorType: codeText(code), Judged: m}
+		v.Outcome, v.Reason = JSONRPCError, codeReason(code)
+		v.ErrorCode, v.ErrorMessage, v.ErrorType, v.Judged = codePtr(code), e.messageText, codeText(code), m
+		return
 	}
 	if e.result != schema.JSONObject {
-		return invalidResult(ev.Method, "result is not an object", m)
+		*v = invalidResult(ev.Method, "result is not an object", m)
+		return
 	}
-	return judgeResult(ev, resultOf(m), m)
+	if p := m.RPC; p != nil {
+		judgeResult(ev, &p.Res.Kinds, p.Res.ResultType, m, v) // resultOf, read in place
+		return
+	}
+	res := rawResult(m.Raw)
+	judgeResult(ev, &res.kinds, res.resultType, m, v)
 }
 
 func isInteger(v gjson.Result) bool {
@@ -380,13 +428,16 @@ func isInteger(v gjson.Result) bool {
 	return f == float64(int64(f))
 }
 
-// requiredFields lists, per method, fields a valid result must have and the
-// JSON type each must be.
-var requiredFields = map[string][]struct {
+// requiredField is a field a valid result must have and the JSON type it
+// must be.
+type requiredField struct {
 	path   string
 	typ    string // "object", "array", "string"
 	member int    // path's index in schema.RPCResult.Kinds (set by init)
-}{
+}
+
+// requiredFields lists, per method, the fields a valid result must have.
+var requiredFields = map[string][]requiredField{
 	"initialize":               {{"protocolVersion", "string", 0}, {"capabilities", "object", 0}, {"serverInfo", "object", 0}},
 	"tools/list":               {{"tools", "array", 0}},
 	"resources/list":           {{"resources", "array", 0}},
@@ -413,65 +464,118 @@ func init() {
 
 var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
-// judgeResult judges a result object (res: its members, as the decoder or
-// resultOf read them).
-func judgeResult(ev *Evidence, res resultView, m *schema.Message) Verdict {
+// isMRTR is mrtrMethods[method], without hashing the method.
+func isMRTR(method string) bool {
+	switch method {
+	case "tools/call", "prompts/get", "resources/read":
+		return true
+	}
+	return false
+}
+
+// requiredOf is requiredFields[method], without hashing the method
+// (TestRequiredOf holds the two together).
+func requiredOf(method string) []requiredField {
+	switch method {
+	case "initialize":
+		return requiredByIndex[0]
+	case "tools/list":
+		return requiredByIndex[1]
+	case "resources/list":
+		return requiredByIndex[2]
+	case "resources/templates/list":
+		return requiredByIndex[3]
+	case "resources/read":
+		return requiredByIndex[4]
+	case "prompts/list":
+		return requiredByIndex[5]
+	case "prompts/get":
+		return requiredByIndex[6]
+	case "completion/complete":
+		return requiredByIndex[7]
+	case "server/discover":
+		return requiredByIndex[8]
+	case "roots/list":
+		return requiredByIndex[9]
+	case "sampling/createMessage":
+		return requiredByIndex[10]
+	case "elicitation/create":
+		return requiredByIndex[11]
+	}
+	return nil
+}
+
+// requiredByIndex holds requiredFields in the order of requiredOf's cases.
+var requiredByIndex = func() (l [12][]requiredField) {
+	for i, m := range [...]string{"initialize", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "server/discover", "roots/list", "sampling/createMessage", "elicitation/create"} {
+		l[i] = requiredFields[m]
+	}
+	return l
+}()
+
+// judgeResult judges a result object (k: the kinds of its members, resType
+// resultType's value, as the decoder or resultOf read them), into v (a
+// zero Verdict).
+func judgeResult(ev *Evidence, k *[schema.NumResultMembers]schema.JSONKind, resType string, m *schema.Message, v *Verdict) {
 	method := ev.Method
-	k := &res.kinds
 	resultType := "complete"
 	if rt := k[schema.ResResultType]; rt.Exists() {
 		if rt != schema.JSONString {
-			return invalidResult(method, "resultType is not a string", m)
+			*v = invalidResult(method, "resultType is not a string", m)
+			return
 		}
-		resultType = res.resultType
+		resultType = resType
 	}
 	switch resultType {
 	case "complete":
 	case "input_required":
-		if !mrtrMethods[method] {
-			v := invalidResult(method, "input_required is not allowed on "+method, m)
+		if !isMRTR(method) {
+			*v = invalidResult(method, "input_required is not allowed on "+method, m)
 			v.ResultType = resultType
-			return v
+			return
 		}
 		ir, rs := k[schema.ResInputRequests], k[schema.ResRequestState]
 		if (ir.Exists() && ir != schema.JSONObject) || (rs.Exists() && rs != schema.JSONString) || (!ir.Exists() && !rs.Exists()) {
-			v := invalidResult(method, "input_required without valid inputRequests or requestState", m)
+			*v = invalidResult(method, "input_required without valid inputRequests or requestState", m)
 			v.ResultType = resultType
-			return v
+			return
 		}
-		return Verdict{Outcome: InputRequired, Reason: "server asks for more input (MRTR)", ResultType: resultType, Judged: m}
+		v.Outcome, v.Reason, v.ResultType, v.Judged = InputRequired, "server asks for more input (MRTR)", resultType, m
+		return
 	default:
-		v := invalidResult(method, "unknown resultType", m)
+		*v = invalidResult(method, "unknown resultType", m)
 		v.ResultType = resultType
-		return v
+		return
 	}
 	if isToolCall(method) {
 		if k[schema.ResContent] != schema.JSONArray {
-			v := invalidResult(method, "content is not an array", m)
+			*v = invalidResult(method, "content is not an array", m)
 			v.ResultType = resultType
-			return v
+			return
 		}
 		isErr := false
 		if ie := k[schema.ResIsError]; ie.Exists() {
 			if ie != schema.JSONTrue && ie != schema.JSONFalse {
-				v := invalidResult(method, "isError is not a boolean", m)
+				*v = invalidResult(method, "isError is not a boolean", m)
 				v.ResultType = resultType
-				return v
+				return
 			}
 			isErr = ie == schema.JSONTrue
 		}
 		if sc := k[schema.ResStructuredContent]; sc.Exists() && structuredMustBeObject(ev.ProtocolVersion) && sc != schema.JSONObject {
-			v := invalidResult(method, "structuredContent is not an object", m)
+			*v = invalidResult(method, "structuredContent is not an object", m)
 			v.ResultType = resultType
-			return v
+			return
 		}
 		if isErr {
-			return Verdict{Outcome: ToolError, Reason: "tool reported isError: true", ErrorType: "tool_error",
-				ResultType: resultType, IsError: boolPtr(isErr), Judged: m}
+			v.Outcome, v.Reason, v.ErrorType = ToolError, "tool reported isError: true", "tool_error"
+		} else {
+			v.Outcome, v.Reason = ToolSuccess, "tool result"
 		}
-		return Verdict{Outcome: ToolSuccess, Reason: "tool result", ResultType: resultType, IsError: boolPtr(isErr), Judged: m}
+		v.ResultType, v.IsError, v.Judged = resultType, boolPtr(isErr), m
+		return
 	}
-	for _, f := range requiredFields[method] {
+	for _, f := range requiredOf(method) {
 		g := k[f.member]
 		ok := g.Exists()
 		switch f.typ {
@@ -483,12 +587,12 @@ func judgeResult(ev *Evidence, res resultView, m *schema.Message) Verdict {
 			ok = g == schema.JSONString
 		}
 		if !ok {
-			v := invalidResult(method, method+" result lacks "+f.path+" ("+f.typ+")", m)
+			*v = invalidResult(method, method+" result lacks "+f.path+" ("+f.typ+")", m)
 			v.ResultType = resultType
-			return v
+			return
 		}
 	}
-	return Verdict{Outcome: Success, Reason: "valid result", ResultType: resultType, Judged: m}
+	v.Outcome, v.Reason, v.ResultType, v.Judged = Success, "valid result", resultType, m
 }
 
 func structuredMustBeObject(version string) bool {

@@ -1,10 +1,10 @@
 package classify
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -375,22 +375,23 @@ type kindPhrase struct {
 	need    bool
 }
 
-// kindPhraseIndex holds the phrases and needs of kindPatterns by their
-// first byte; kindHeads marks a hash of the first four bytes of each
-// (every one has at least four), so that most places of a text are passed
-// over with one look.
-var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 64]uint64) {
+// kindPhrases are the phrases and needs of kindPatterns, and kindGrams
+// finds where they may start in a text (ASCII letters in any case), so
+// that most places of a text are passed over with one look at every
+// other one.
+var kindPhrases, kindGrams = func() ([]kindPhrase, *gramIndex) {
 	if len(kindPatterns) > 32 {
 		panic("classify: more kind patterns than a need mask holds")
 	}
+	var list []kindPhrase
+	var texts []string
 	for i := range kindPatterns {
 		add := func(ph string, need bool) {
 			if len(ph) < 4 {
 				panic("classify: kind phrase or need shorter than 4 bytes: " + ph)
 			}
-			ix[ph[0]] = append(ix[ph[0]], kindPhrase{ph, i, need})
-			h := headHash(ph)
-			heads[h/64] |= 1 << (h % 64)
+			list = append(list, kindPhrase{ph, i, need})
+			texts = append(texts, ph)
 		}
 		for _, ph := range kindPatterns[i].phrases {
 			add(ph, false)
@@ -399,23 +400,19 @@ var kindPhraseIndex, kindHeads = func() (ix [256][]kindPhrase, heads [1 << 16 / 
 			add(n, true)
 		}
 	}
-	return ix, heads
+	return list, newGramIndex(texts, true)
 }()
-
-// headHash hashes the first four bytes of s (len(s) >= 4) to 16 bits.
-func headHash(s string) uint32 {
-	return (uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24) * 0x9E3779B1 >> 16
-}
-
-// kindTextBuf is how long a text textKind lower-cases on the stack.
-const kindTextBuf = 1024
 
 // textKind is the kind the first matching pattern gives, or "". It finds,
 // in one pass over the text, the first pattern one of whose phrases the
 // text holds, and which patterns' needs it holds; only the patterns before
 // it try their regular expression (when the text holds one of its needs)
 // and statuses, in the order of kindPatterns, so the result is that of
-// trying every pattern in turn.
+// trying every pattern in turn. The patterns are of the lower-cased text:
+// an ASCII text is read as it is, its letters in any case, and only a
+// regular expression gets it lower-cased; another is lower-cased first
+// (Unicode lower-casing can make ASCII letters, the Kelvin sign a "k",
+// and change lengths: as strings.ToLower does it).
 func textKind(text string) string {
 	if text == "" {
 		return ""
@@ -423,11 +420,14 @@ func textKind(text string) string {
 	if len(text) > maxKindText {
 		text = text[:maxKindText]
 	}
-	var lowBuf [kindTextBuf]byte
-	text, digits := lowerKindText(lowBuf[:], text)
+	ascii, digits := asciiDigits(text)
+	if !ascii {
+		text = strings.ToLower(text)
+		digits = strings.ContainsAny(text, "0123456789")
+	}
 	status := ""
 	if digits {
-		status = statusInText(text)
+		status = statusInFold(text)
 	}
 	first, needs := firstPhrasePattern(text)
 	for i := range kindPatterns {
@@ -435,10 +435,9 @@ func textKind(text string) string {
 		if i == first {
 			return p.kind
 		}
-		// The text may alias lowBuf: the regular expression gets a copy
-		// (it keeps its input in pooled state, which would move lowBuf to
-		// the heap); few texts hold a pattern's needs.
-		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(text)) {
+		// The expression gets a copy of its own (it keeps its input in
+		// pooled state); few texts hold a pattern's needs.
+		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(lowerASCII(text))) {
 			return p.kind
 		}
 		for _, st := range p.statuses {
@@ -450,45 +449,79 @@ func textKind(text string) string {
 	return ""
 }
 
-// lowerKindText is strings.ToLower(text), in buf when text is ASCII and
-// fits (one pass), and whether the result holds an ASCII digit.
-func lowerKindText(buf []byte, text string) (string, bool) {
-	if len(text) <= len(buf) {
-		digits := false
-		for i := 0; i < len(text); i++ {
-			c := text[i]
-			if c >= utf8.RuneSelf {
-				goto other
-			}
-			buf[i] = lowerTab[c]
-			digits = digits || isDigit(c)
+// asciiDigits: text is ASCII, and holds an ASCII digit (when it is
+// ASCII), read eight bytes at a time.
+func asciiDigits(text string) (ascii, digits bool) {
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
+	var hi, dig uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		hi |= v
+		// A digit (0x30 to 0x39): its high half is 3 and its low half,
+		// plus 6, has no bit 4.
+		d := (v & 0xF0F0F0F0F0F0F0F0) ^ 0x3030303030303030
+		low := ((v & 0x0F0F0F0F0F0F0F0F) + 0x0606060606060606) & 0x1010101010101010
+		dig |= zeroByte(d | low)
+	}
+	for ; i < len(b); i++ {
+		hi |= uint64(b[i])
+		if isDigit(b[i]) {
+			dig = 1
 		}
-		return unsafe.String(&buf[0], len(text)), digits
 	}
-other:
-	if isASCII(text) {
-		text = lowerASCII(text)
-	} else {
-		// Unicode lower-casing can make ASCII letters (the Kelvin sign
-		// is a "k") and change lengths: as strings.ToLower does it.
-		text = strings.ToLower(text)
+	return hi&highBits == 0, dig != 0
+}
+
+// statusInFold is statusInText of the text lower-cased (ASCII letters),
+// read in place and from the statuses back: each of the statuses the
+// expression names, not followed by a word character, is looked at from
+// right to left for the separators and a word before it. The first that
+// has them is the leftmost match: a match's word starts before any later
+// match's, as words and separators do not overlap a status.
+func statusInFold(text string) string {
+	for p := 0; p+3 <= len(text); p++ {
+		if c := text[p]; c != '4' && c != '5' {
+			continue
+		}
+		if p+3 < len(text) && isWordChar(text[p+3]) {
+			continue
+		}
+		st := text[p : p+3]
+		switch st {
+		case "401", "403", "408", "429", "502", "503", "504":
+		default:
+			continue
+		}
+		q := p
+		for q > 0 && isRESpace(text[q-1]) {
+			q--
+		}
+		if q > 0 && text[q-1] == ':' {
+			q--
+		}
+		for q > 0 && isRESpace(text[q-1]) {
+			q--
+		}
+		for _, w := range [...]string{"http", "status code", "status", "error"} {
+			if k := q - len(w); k >= 0 && equalLower(text[k:q], w) && (k == 0 || !isWordChar(text[k-1])) {
+				return st
+			}
+		}
 	}
-	return text, strings.ContainsAny(text, "0123456789")
+	return ""
 }
 
 // firstPhrasePattern is the index of the first pattern of kindPatterns
-// with a phrase the text holds, len(kindPatterns) when none, and a mask
-// of the patterns before it one of whose needs the text holds.
+// with a phrase the text (ASCII letters in any case) holds,
+// len(kindPatterns) when none, and a mask of the patterns before it one
+// of whose needs the text holds.
 func firstPhrasePattern(text string) (int, uint32) {
 	best := len(kindPatterns)
 	var needs uint32
-	for at := 0; at+4 <= len(text); at++ {
-		if h := headHash(text[at:]); kindHeads[h/64]&(1<<(h%64)) == 0 {
-			continue
-		}
-		rest := text[at:]
-		for _, p := range kindPhraseIndex[text[at]] {
-			if p.pattern < best && strings.HasPrefix(rest, p.text) {
+	look := func(i int) {
+		for _, k := range kindGrams.heads(text, i) {
+			if p := &kindPhrases[k]; p.pattern < best && equalLowerPrefix(text[i:], p.text) {
 				if p.need {
 					needs |= 1 << p.pattern
 				} else {
@@ -496,20 +529,20 @@ func firstPhrasePattern(text string) (int, uint32) {
 				}
 			}
 		}
-		if best == 0 {
-			break
-		}
 	}
+	kindGrams.scan(text, func(p int, t uint8) bool {
+		if t&gramBefore != 0 {
+			look(p - 1)
+		}
+		if t&gramHead != 0 {
+			look(p)
+		}
+		if t&gramAfter != 0 {
+			look(p + 1)
+		}
+		return best == 0
+	})
 	return best, needs
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 var mcpErrorText = regexp.MustCompile(`^\s*(?:Error:\s*)?MCP error (-?\d{1,9}):\s*`)

@@ -66,7 +66,7 @@ func hiddenFailure(raw string, ok bool, sc string) (suspect bool, reason string)
 	if ok {
 		if len(raw) > hiddenEnvelope {
 			suspect, reason = judgeText(headOfString(raw), true)
-		} else if plainLiteral(raw) {
+		} else if longPlain(raw) || plainLiteral(raw) {
 			// judgeText would find nothing: not unescaped (plain.go)
 		} else if jsonHeadPlain(raw) {
 			// a long JSON payload judgeText would find nothing in (jsonhead.go)

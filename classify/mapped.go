@@ -8,6 +8,15 @@ package classify
 // body). The 2026-07-28 spec maps no protocol error onto them.
 var httpOwnStatus = map[int]bool{401: true, 403: true, 407: true, 408: true, 429: true}
 
+// isHTTPOwnStatus is httpOwnStatus[status], as a switch.
+func isHTTPOwnStatus(status int) bool {
+	switch status {
+	case 401, 403, 407, 408, 429:
+		return true
+	}
+	return false
+}
+
 // mappedProtocolError applies the 2026-07-28 exception to "transport first":
 // that version maps protocol errors onto HTTP statuses (400 for -32602,
 // -32020, -32021 and -32022, 404 for -32601), and clients deliver such a
@@ -18,21 +27,23 @@ var httpOwnStatus = map[int]bool{401: true, 403: true, 407: true, 408: true, 429
 // status stays in http_statuses. Anything else (another version, where a
 // 404 is a session expiry; a null or other id, which answers no request; a
 // body that is not a valid JSON-RPC error; a 5xx; the statuses of
-// httpOwnStatus) is not, and the caller goes on with HTTP_ERROR.
-func mappedProtocolError(ev *Evidence, at *Attempt) (Verdict, bool) {
-	if !Stateless(ev.ProtocolVersion) || at.Status < 400 || at.Status > 499 || httpOwnStatus[at.Status] {
-		return Verdict{}, false
+// httpOwnStatus) is not, and the caller goes on with HTTP_ERROR. It
+// judges into v (a zero Verdict), and leaves it zero when it returns false.
+func mappedProtocolError(ev *Evidence, at *Attempt, v *Verdict) bool {
+	if !Stateless(ev.ProtocolVersion) || at.Status < 400 || at.Status > 499 || isHTTPOwnStatus(at.Status) {
+		return false
 	}
 	m := matchIn(at.Messages, ev.ID)
 	if m == nil {
-		return Verdict{}, false
+		return false
 	}
-	v := judgeMatched(ev, m)
+	judgeMatched(ev, m, v)
 	if v.Outcome != JSONRPCError || v.ErrorCode == nil {
-		return Verdict{}, false
+		*v = Verdict{}
+		return false
 	}
 	v.Reason = mappedReason(*v.ErrorCode, at.Status)
-	return v, true
+	return true
 }
 
 // mappedReasons are mappedReason's texts of the mappings 2026-07-28 makes.

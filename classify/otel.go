@@ -12,6 +12,15 @@ import (
 // unknown tool) and resource not found. They are the caller's mistakes.
 var callerCodes = map[int64]bool{-32700: true, -32600: true, -32601: true, -32602: true, -32002: true}
 
+// isCallerCode is callerCodes[code], as a switch.
+func isCallerCode(code int64) bool {
+	switch code {
+	case -32700, -32600, -32601, -32602, -32002:
+		return true
+	}
+	return false
+}
+
 // name completes a verdict with its OpenTelemetry names (error_type,
 // rpc_response_status_code, server_error) and its error kind. It runs
 // last, once the outcome is final.
@@ -100,7 +109,7 @@ func serverError(v *Verdict, ev *Evidence) bool {
 	switch {
 	case v.ErrorType == "", v.Outcome == Cancelled, v.ErrorType == "client_abort":
 		return false
-	case v.ErrorCode != nil && callerCodes[*v.ErrorCode]:
+	case v.ErrorCode != nil && isCallerCode(*v.ErrorCode):
 		return false
 	}
 	st := finalStatus(ev)

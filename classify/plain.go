@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -61,38 +63,90 @@ var lowerTab = func() (t [256]byte) {
 	return t
 }()
 
-// needleIndex holds plainNeedles by first byte; needleHeads marks the
-// headHash of each one's first four bytes.
-var needleIndex, needleHeads = func() (ix [256][]string, heads [1 << 16 / 64]uint64) {
+// needleGrams finds where needles may start in a line, ASCII letters in
+// any case.
+var needleGrams = func() *gramIndex {
 	for _, n := range plainNeedles {
 		if len(n) < 4 || lowerASCII(n) != n {
 			panic("classify: prefilter needle not lower case or shorter than 4 bytes: " + n)
 		}
-		ix[n[0]] = append(ix[n[0]], n)
-		h := headHash(n)
-		heads[h/64] |= 1 << (h % 64)
 	}
-	return ix, heads
+	return newGramIndex(plainNeedles, true)
 }()
 
 // plainLine: no first-line rule can fire on line (it holds no needle and
-// no error status).
+// no error status). It is needleGrams.scan with the look for a status (a
+// 4 or a 5 that is statusLike) in the same pass.
 func plainLine(line string) bool {
-	var w uint32 // the last four bytes read, lower-cased, the first lowest
-	for i := 0; i < len(line); i++ {
-		c := lowerTab[line[i]]
-		if (c == '4' || c == '5') && statusLike(line, i) {
+	b := unsafe.Slice(unsafe.StringData(line), len(line))
+	g := needleGrams
+	n := len(b)
+	i := 0
+	for ; i+10 <= n; i += 8 {
+		v0 := binary.LittleEndian.Uint64(b[i:])
+		// A '4' or a '5' (0x34, 0x35) is a zero byte once xored and its
+		// lowest bit cleared.
+		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(line, i, i+8) {
 			return false
 		}
-		w = w>>8 | uint32(c)<<24
-		if i < 3 {
-			continue
+		f0 := v0 & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(line, i, t0) || t1 != 0 && needleNear(line, i+2, t1) ||
+			t2 != 0 && needleNear(line, i+4, t2) || t3 != 0 && needleNear(line, i+6, t3)) {
+			return false
 		}
-		if h := w * 0x9E3779B1 >> 16; needleHeads[h/64]&(1<<(h%64)) != 0 && needleAt(line[i-3:]) {
+	}
+	if statusIn(line, i, n) {
+		return false
+	}
+	if i < n && n >= 10 {
+		// The even places left, read as the last block: ten bytes from
+		// an even place (places read again give the same answer).
+		i = (n - 10) &^ 1
+		f0 := binary.LittleEndian.Uint64(b[i:]) & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(line, i, t0) || t1 != 0 && needleNear(line, i+2, t1) ||
+			t2 != 0 && needleNear(line, i+4, t2) || t3 != 0 && needleNear(line, i+6, t3)) {
+			return false
+		}
+		return true
+	}
+	for ; i+4 <= n; i += 2 {
+		if t := g.marks(binary.LittleEndian.Uint32(b[i:]) & foldMask32); t != 0 && needleNear(line, i, t) {
 			return false
 		}
 	}
 	return true
+}
+
+// needleNear: a needle starts at p-1, p or p+1 (ASCII letters in any
+// case), where the marks t of the even place p point to.
+func needleNear(line string, p int, t uint8) bool {
+	return t&gramBefore != 0 && needleStarts(line, p-1) || t&gramHead != 0 && needleStarts(line, p) ||
+		t&gramAfter != 0 && needleStarts(line, p+1)
+}
+
+// needleStarts: a needle starts at line[i:] (ASCII letters in any case).
+func needleStarts(line string, i int) bool {
+	for _, k := range needleGrams.heads(line, i) {
+		if n := plainNeedles[k]; len(line)-i >= len(n) && equalLower(line[i:i+len(n)], n) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusIn: a status stands in line at a place from i to j (statusLike
+// at a 4 or a 5).
+func statusIn(line string, i, j int) bool {
+	for ; i < j; i++ {
+		if c := line[i]; (c == '4' || c == '5') && statusLike(line, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusLike: three digits at line[i:], not inside a longer number (what
@@ -100,16 +154,6 @@ func plainLine(line string) bool {
 func statusLike(line string, i int) bool {
 	return i+2 < len(line) && isDigit(line[i+1]) && isDigit(line[i+2]) &&
 		(i == 0 || !isDigit(line[i-1])) && (i+3 == len(line) || !isDigit(line[i+3]))
-}
-
-// needleAt: s starts with a needle, ASCII letters in any case.
-func needleAt(s string) bool {
-	for _, n := range needleIndex[lowerTab[s[0]]] {
-		if len(s) >= len(n) && equalLower(s[:len(n)], n) {
-			return true
-		}
-	}
-	return false
 }
 
 // equalLower: s lower-cased (ASCII) is low.
@@ -131,181 +175,172 @@ func equalLower(s, low string) bool {
 // not ASCII, a literal that is not whole. Other bytes are copied as they
 // are, as jsonstr.AppendUnescapedText copies them.
 //
-// It is plainLine run as the line is unescaped, in the same pass: the
-// rolling four bytes are hashed as each byte comes, and the places where
-// a needle may start (the hash is in needleHeads) or a status may stand
-// (a 4 or a 5) are kept, to be looked at once the line is whole (both
-// read bytes after the place).
+// The first line is judged where it stands in raw, escapes and all: no
+// needle holds a backslash, nor a byte an escape stands for, but the quote
+// of "validating \"" (looked for at each \" instead), and no escape stands
+// for a digit, so a needle or a status of the text is one of raw. The
+// converse does not hold (raw's `\timeout` is a tab and "imeout"), so
+// when raw's line is not plain and has escapes, it is unescaped and judged
+// again (plainEscaped).
 func plainLiteral(raw string) bool {
 	n := len(raw)
 	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
 		return false
 	}
-	// buf is judgeText's head: hiddenHead bytes from the first that
-	// strings.TrimLeft keeps (stripDecoration keeps a printable ASCII
-	// start, except "**" and "__", which move the head on).
-	var buf [hiddenHead]byte
-	var spots [64]int16 // the places to look at (a needle's start, a digit)
-	nspots := 0
-	var w uint32 // the last four bytes, lower-cased, the first lowest
-	k, started := 0, false
+	end := n - 1 // the closing quote
+	// The text's start: white space skipped (judgeText's TrimLeft; a
+	// byte-order mark is not ASCII, so not followed here).
 	i := 1
-	// The text's start: white space skipped, then the first byte.
-	for ; i < n-1 && !started; i++ {
-		c := raw[i]
-		if c == '\\' {
-			if i+2 > n-1 {
-				return false
-			}
-			switch raw[i+1] {
-			case 'n', 'r', 't':
-				i++
-				continue
-			case '"', '\\', '/':
-				c = raw[i+1]
-			case 'b':
-				c = '\b'
-			case 'f':
-				c = '\f'
-			default:
-				return false
-			}
+	for ; i < end; i++ {
+		if c := raw[i]; c == '\\' && i+2 <= end && (raw[i+1] == 'n' || raw[i+1] == 'r' || raw[i+1] == 't') {
 			i++
-		} else if c < ' ' || c == '"' || c >= utf8.RuneSelf {
-			return false
-		} else if c == ' ' {
-			continue
-		}
-		if c == '{' || c == '<' {
-			return false // judged as JSON or markup
-		}
-		// A text starting with '[' is a list of results when it is
-		// valid JSON (not judged) and judged by its first line when it
-		// is not: either way a plain first line is no failure.
-		started = true
-		buf[0] = c
-		k = 1
-		lc := lowerTab[c]
-		w = uint32(lc) << 24
-		if lc == '4' || lc == '5' {
-			spots[0] = 0
-			nspots = 1
-		}
-	}
-	if !started {
-		return false
-	}
-	for i < n-1 && k < len(buf) {
-		c := raw[i]
-		if c == '\\' {
-			if i+2 > n-1 {
-				return false
-			}
-			var ok bool
-			if c, ok = jsonstr.ShortEscape(raw[i+1]); !ok {
-				return false
-			}
-			i += 2
-		} else if c < ' ' || c == '"' {
-			return false // a control character or a quote ends the text (gjson)
-		} else {
-			i++
-		}
-		if c == '\n' {
+		} else if c != ' ' {
 			break
 		}
-		buf[k] = c
-		lc := lowerTab[c]
-		w = w>>8 | uint32(lc)<<24
-		spot := -1
-		if lc == '4' || lc == '5' {
-			spot = k
-		} else if k >= 3 {
-			if h := w * 0x9E3779B1 >> 16; needleHeads[h/64]&(1<<(h%64)) != 0 {
-				spot = k - 3
-			}
-		}
-		k++
-		if spot >= 0 {
-			if nspots == len(spots) {
-				return plainLineTail(buf[:k], raw[i:])
-			}
-			spots[nspots] = int16(spot)
-			nspots++
-		}
 	}
-	if k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
+	if i == end {
 		return false
 	}
-	for k > 0 && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {
-		k--
+	switch c := raw[i]; {
+	case c == '\\':
+		return plainEscaped(raw, i)
+	case c < ' ' || c == '"' || c >= utf8.RuneSelf:
+		return false
+	case c == '{' || c == '<':
+		return false // judged as JSON or markup
 	}
-	line := unsafe.String(&buf[0], k)
-	for _, p := range spots[:nspots] {
-		if p >= int16(k) {
-			continue // past the trimmed line (places are not in order)
+	// A text starting with '[' is a list of results when it is valid
+	// JSON (not judged) and judged by its first line when it is not:
+	// either way a plain first line is no failure.
+	//
+	// The line's end in raw: a \n, the closing quote, or hiddenHead
+	// bytes of text.
+	j, k := i, 0 // raw[i:j] is read, k bytes of text
+	escaped := false
+	for k < hiddenHead {
+		lim := min(end, j+hiddenHead-k)
+		s := indexSpecial(raw[j:lim])
+		if s < 0 {
+			k += lim - j
+			j = lim
+			break
 		}
-		if c := line[p]; c == '4' || c == '5' {
-			if statusLike(line, int(p)) {
-				return false
-			}
-			// A digit ends no needle head: a needle may still start
-			// three bytes before it.
-			if p >= 3 && needleAtHash(line, int(p)) {
-				return false
-			}
-			continue
+		k += s
+		j += s
+		if raw[j] != '\\' || j+2 > end {
+			return false // a control character or a quote ends the text (gjson), or a cut escape
 		}
-		if int(p)+3 < k && needleAt(line[p:]) {
+		e := raw[j+1]
+		if e == 'n' {
+			break
+		}
+		if _, ok := jsonstr.ShortEscape(e); !ok {
 			return false
 		}
+		if e == '"' && j-i >= len(quotedNeedle) && equalLower(raw[j-len(quotedNeedle):j], quotedNeedle) {
+			return plainEscaped(raw, i)
+		}
+		escaped = true
+		k++
+		j += 2
 	}
-	return true
+	if plainHead(raw[i:j]) {
+		return true
+	}
+	return escaped && plainEscaped(raw, i)
 }
 
-// needleAtHash: the four bytes of line ending at i hash into needleHeads
-// and a needle starts there (plainLine's test at i).
-func needleAtHash(line string, i int) bool {
-	w := uint32(lowerTab[line[i-3]]) | uint32(lowerTab[line[i-2]])<<8 | uint32(lowerTab[line[i-1]])<<16 | uint32(lowerTab[line[i]])<<24
-	h := w * 0x9E3779B1 >> 16
-	return needleHeads[h/64]&(1<<(h%64)) != 0 && needleAt(line[i-3:])
+// quotedNeedle is the needle "validating \"" without its quote: the one
+// needle with a byte that is escaped in a literal (checked by init).
+const quotedNeedle = "validating "
+
+func init() {
+	for _, n := range plainNeedles {
+		if strings.ContainsAny(n, "\\/\b\f\t\r\n") || strings.Contains(n, `"`) && n != quotedNeedle+`"` {
+			panic("classify: a needle with a byte a JSON escape stands for: " + n)
+		}
+	}
 }
 
-// plainLineTail finishes plainLiteral the slow way when its line has more
-// places to look at than it keeps: the old copy goes on (rest is raw from
-// where the copy stopped), then plainLine.
-func plainLineTail(head []byte, rest string) bool {
+// plainHead is plainLine of the head line (judgeText's first line of at
+// most hiddenHead bytes, from its first byte that is not white space),
+// after what judgeLines does to it first: a line that starts with "**"
+// or "__" is not followed (stripDecoration moves its start), and white
+// space at its end is trimmed.
+func plainHead(line string) bool {
+	if len(line) >= 2 && (line[0] == '*' && line[1] == '*' || line[0] == '_' && line[1] == '_') {
+		return false
+	}
+	k := len(line)
+	for k > 0 && (line[k-1] == ' ' || line[k-1] == '\t' || line[k-1] == '\r') {
+		k--
+	}
+	return plainLine(line[:k])
+}
+
+// plainEscaped is plainLiteral of a first line with escapes, from raw[i]
+// (the text's first byte, not white space): the line is unescaped into a
+// buffer, then judged.
+func plainEscaped(raw string, i int) bool {
+	end := len(raw) - 1
 	var buf [hiddenHead]byte
-	k := copy(buf[:], head)
-	for i := 0; i < len(rest)-1 && k < len(buf); {
-		c := rest[i]
-		if c == '\\' {
-			if i+2 > len(rest)-1 {
-				return false
-			}
-			var ok bool
-			if c, ok = jsonstr.ShortEscape(rest[i+1]); !ok {
-				return false
-			}
-			i += 2
-		} else if c < ' ' || c == '"' {
+	k := 0
+	for i < end && k < len(buf) {
+		// A run of plain bytes, copied at once.
+		run := raw[i:min(end, i+len(buf)-k)]
+		j := indexSpecial(run)
+		if j < 0 {
+			j = len(run)
+		}
+		k += copy(buf[k:], run[:j])
+		i += j
+		if i == end || k == len(buf) {
+			break
+		}
+		if raw[i] != '\\' {
+			return false // a control character or a quote ends the text (gjson)
+		}
+		if i+2 > end {
 			return false
-		} else {
-			i++
+		}
+		c, ok := jsonstr.ShortEscape(raw[i+1])
+		if !ok {
+			return false
 		}
 		if c == '\n' {
 			break
 		}
 		buf[k] = c
 		k++
+		i += 2
 	}
-	if k >= 2 && (buf[0] == '*' && buf[1] == '*' || buf[0] == '_' && buf[1] == '_') {
-		return false
+	return plainHead(unsafe.String(&buf[0], k))
+}
+
+// indexSpecial is the index of the first byte of s that is a backslash, a
+// quote or a control character, -1 if none is.
+func indexSpecial(s string) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if len(b) < 8 {
+		for i, c := range b {
+			if c < ' ' || c == '"' || c == '\\' {
+				return i
+			}
+		}
+		return -1
 	}
-	for k > 0 && (buf[k-1] == ' ' || buf[k-1] == '\t' || buf[k-1] == '\r') {
-		k--
+	for i := 0; ; i += 8 {
+		// The last word is read where it ends with s, over bytes already
+		// read (none of which is special).
+		i = min(i, len(b)-8)
+		v := binary.LittleEndian.Uint64(b[i:])
+		if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		if i == len(b)-8 {
+			return -1
+		}
 	}
-	return plainLine(unsafe.String(&buf[0], k))
 }
 
 // longHead is how much of a long text's value judgeText gets when the
@@ -382,4 +417,143 @@ func appendUnescapedHead(dst, lit []byte, limit int) (out []byte, more bool) {
 		i = j + n
 	}
 	return dst, false
+}
+
+// longPlain: the text of the JSON string literal raw (at most
+// hiddenEnvelope long) is one judgeText finds nothing in because it is
+// long and its first words are plain. A text of more than hiddenShort
+// bytes (from its first byte that is not white space) is judged by the
+// rules of how its first line starts only (judgeLines returns after
+// start), and each of them fires only on a needle or a status that starts
+// in the line's first words: at its start ("Error: …", "404 Not Found",
+// "Traceback …"), in its first five words ("Database error: …", "Upload
+// failed: …", "An unexpected error occurred", "HTTP Error 503") or in its
+// first token ("java.net.ConnectException: …", which ends before the first
+// space). Three starts are read
+// further and left to the other ways: "Sorry, … could not", "Msg 208, …,
+// Level 16" and "thread 'x' panicked at". So a long text whose first
+// words (up to the end of the fifth) start no needle and no status holds
+// no failure however its line
+// goes on; they are read in raw, as plainLiteral reads them. It is false
+// when it cannot tell: a short text, an escape it does not follow (\u), a
+// text that starts with an escape, as JSON or markup, or with a
+// decoration.
+func longPlain(raw string) bool {
+	n := len(raw)
+	if n < hiddenShort+3 || n > hiddenEnvelope || raw[0] != '"' || raw[n-1] != '"' {
+		return false
+	}
+	end := n - 1
+	i := 1
+	for ; i < end; i++ {
+		if c := raw[i]; c == '\\' && i+2 <= end && (raw[i+1] == 'n' || raw[i+1] == 'r' || raw[i+1] == 't') {
+			i++
+		} else if c != ' ' {
+			break
+		}
+	}
+	if end-i <= hiddenShort {
+		return false
+	}
+	if c := raw[i]; c == '\\' || c < ' ' || c == '"' || c >= utf8.RuneSelf || c == '{' || c == '<' ||
+		(c == '*' || c == '_') && raw[i+1] == c {
+		return false
+	}
+	if t := raw[i:]; equalLowerPrefix(t, "sorry") || equalLowerPrefix(t, "msg ") || equalLowerPrefix(t, "thread '") {
+		return false
+	}
+	// The text is read to more than hiddenShort bytes, through its
+	// escapes: where its first line ends in raw (a \n, or hiddenHead
+	// bytes of text), and whether a quote that is escaped there follows
+	// "validating ".
+	j, k := i, 0 // raw[i:j] is read, k bytes of text
+	lineEnd := -1
+	if seg := raw[i : i+hiddenShort+1]; strings.IndexByte(seg, '\\') < 0 && strings.IndexByte(seg, '"') < 0 && !hasControl(seg) {
+		// No escape and nothing that ends the text in its first
+		// hiddenShort+1 bytes (most long texts: found at once).
+		k, lineEnd = hiddenShort+1, i+hiddenHead
+	}
+	for k <= hiddenShort {
+		lim := min(end, j+hiddenShort+1-k)
+		s := indexSpecial(raw[j:lim])
+		if s < 0 {
+			s = lim - j
+		}
+		if lineEnd < 0 && k+s >= hiddenHead {
+			lineEnd = j + hiddenHead - k
+		}
+		k += s
+		j += s
+		if k > hiddenShort {
+			break
+		}
+		if j == end || raw[j] != '\\' || j+2 > end {
+			return false // the text ends, or a control character or a quote ends it (gjson), or a cut escape
+		}
+		e := raw[j+1]
+		if _, ok := jsonstr.ShortEscape(e); !ok {
+			return false
+		}
+		if lineEnd < 0 {
+			if e == 'n' {
+				lineEnd = j
+			} else if e == '"' && j-i >= len(quotedNeedle) && equalLower(raw[j-len(quotedNeedle):j], quotedNeedle) {
+				return false
+			}
+		}
+		k++
+		j += 2
+		if lineEnd < 0 && k == hiddenHead {
+			lineEnd = j
+		}
+	}
+	line := raw[i:lineEnd]
+	// The first words: the first five (separated by spaces, as the
+	// rules split them; the first token ends before the first space).
+	w, spaces := 0, 0
+	for ; w < len(line) && spaces < 5; w++ {
+		if line[w] == ' ' {
+			spaces++
+		}
+	}
+	// A needle that starts in the first words ends within maxNeedle bytes
+	// of them, and a status within three.
+	if w+maxNeedle >= len(line) {
+		return plainHead(line)
+	}
+	return plainLine(line[:w+maxNeedle])
+}
+
+// maxNeedle is the length of the longest needle.
+var maxNeedle = func() int {
+	m := 0
+	for _, n := range plainNeedles {
+		m = max(m, len(n))
+	}
+	return m
+}()
+
+// equalLowerPrefix: s starts with low, ASCII letters in any case.
+func equalLowerPrefix(s, low string) bool {
+	return len(s) >= len(low) && equalLower(s[:len(low)], low)
+}
+
+// hasControl: s holds a control character (a byte below 0x20), read eight
+// bytes at a time.
+func hasControl(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if len(b) < 8 {
+		for _, c := range b {
+			if c < ' ' {
+				return true
+			}
+		}
+		return false
+	}
+	var m uint64
+	for i := 0; i < len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[min(i, len(b)-8):])
+		m |= (v - 0x2020202020202020) &^ v
+	}
+	return m&highBits != 0
 }

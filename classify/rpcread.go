@@ -52,14 +52,25 @@ func kindOf(r gjson.Result) schema.JSONKind {
 
 func envelopeOf(m *schema.Message) envelope {
 	if p := m.RPC; p != nil {
-		e := envelope{object: true, jsonrpc20: p.JSONRPC20, result: p.Result, errv: p.Error}
-		if p.Error == schema.JSONObject {
-			e.code, e.codeInteger, e.codeInt = p.Err.Code, p.Err.CodeInteger, p.Err.CodeInt
-			e.message, e.messageText = p.Err.Message, p.Err.MessageText
-		}
-		return e
+		return rpcEnvelope(p)
 	}
-	r := gjson.ParseBytes(m.Raw)
+	return rawEnvelope(m.Raw)
+}
+
+// rpcEnvelope is envelopeOf a message the decoder read (small enough to
+// be inlined: no call on the common path).
+func rpcEnvelope(p *schema.RPC) envelope {
+	e := envelope{object: true, jsonrpc20: p.JSONRPC20, result: p.Result, errv: p.Error}
+	if p.Error == schema.JSONObject {
+		e.code, e.codeInteger, e.codeInt = p.Err.Code, p.Err.CodeInteger, p.Err.CodeInt
+		e.message, e.messageText = p.Err.Message, p.Err.MessageText
+	}
+	return e
+}
+
+// rawEnvelope is envelopeOf a message read from its raw JSON.
+func rawEnvelope(raw []byte) envelope {
+	r := gjson.ParseBytes(raw)
 	if !r.IsObject() {
 		return envelope{}
 	}
@@ -85,8 +96,13 @@ func resultOf(m *schema.Message) resultView {
 	if p := m.RPC; p != nil {
 		return resultView{kinds: p.Res.Kinds, resultType: p.Res.ResultType}
 	}
+	return rawResult(m.Raw)
+}
+
+// rawResult is resultOf a message read from its raw JSON.
+func rawResult(raw []byte) resultView {
 	var v resultView
-	res := jsonobj.Get(gjson.ParseBytes(m.Raw), "result")
+	res := jsonobj.Get(gjson.ParseBytes(raw), "result")
 	for i, name := range schema.ResultMembers {
 		g := jsonobj.Get(res, name)
 		v.kinds[i] = kindOf(g)
@@ -125,14 +141,14 @@ func toolTexts(m *schema.Message) (string, bool) {
 	case 0:
 		return "", true
 	case 1:
-		return gjson.Parse(r.Texts[0]).Str, true
+		return stringValue(r.Texts[0]), true
 	default:
 		var b strings.Builder
 		for i := 0; i < r.TextBlocks; i++ {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(gjson.Parse(r.Texts[i]).Str)
+			b.WriteString(stringValue(r.Texts[i]))
 		}
 		return b.String(), true
 	}
