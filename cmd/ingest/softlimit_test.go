@@ -18,8 +18,8 @@ import (
 )
 
 // TestSoftLimit: the default soft limit is softFloor while little is live,
-// then half as much again as the live heap (above paceFloor the pacer's
-// goal), plus an eighth; it always leaves a third of the live heap to
+// then half as much again as the live heap plus an eighth, and above
+// paceFloor the pacer's goal plus a quarter; it always leaves a third of the live heap to
 // allocate, and is never below the pacer's heap goal.
 func TestSoftLimit(t *testing.T) {
 	for _, c := range []struct {
@@ -32,8 +32,9 @@ func TestSoftLimit(t *testing.T) {
 		{160 << 20, 240 << 20 * 9 / 8},
 		{200 << 20, 300 << 20 * 9 / 8},
 		{paceFloor, 384 << 20 * 9 / 8},
-		{512 << 20, 768 << 20 * 9 / 8},
-		{4 << 30, 6 << 30 * 9 / 8},
+		{paceFloor + 4<<20, (2*paceFloor + 4<<20) * 5 / 4},
+		{512 << 20, 768 << 20 * 5 / 4},
+		{4 << 30, 6 << 30 * 5 / 4},
 	} {
 		if got := softLimit(c.live); got != c.want {
 			t.Errorf("softLimit(%d MiB) = %d MiB, want %d MiB", c.live>>20, got>>20, c.want>>20)
