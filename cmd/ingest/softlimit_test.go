@@ -18,7 +18,7 @@ import (
 )
 
 // TestSoftLimit: the default soft limit is softFloor while little is live,
-// then half as much again as the live heap plus an eighth, and above
+// then half as much again as the live heap plus a sixteenth, and above
 // paceFloor the pacer's goal plus a quarter; it always leaves a third of the live heap to
 // allocate, and is never below the pacer's heap goal.
 func TestSoftLimit(t *testing.T) {
@@ -28,10 +28,10 @@ func TestSoftLimit(t *testing.T) {
 	}{
 		{0, softFloor},
 		{100 << 20, softFloor},
-		{132 << 20, softFloor},
-		{160 << 20, 240 << 20 * 9 / 8},
-		{200 << 20, 300 << 20 * 9 / 8},
-		{paceFloor, 384 << 20 * 9 / 8},
+		{140 << 20, softFloor},
+		{160 << 20, 240 << 20 * 17 / 16},
+		{200 << 20, 300 << 20 * 17 / 16},
+		{paceFloor, 384 << 20 * 17 / 16},
 		{paceFloor + 4<<20, (2*paceFloor + 4<<20) * 5 / 4},
 		{512 << 20, 768 << 20 * 5 / 4},
 		{4 << 30, 6 << 30 * 5 / 4},
