@@ -1712,6 +1712,20 @@ func (cv *conversation) forget(cutoff time.Time) {
 			cv.calls.del(h)
 		}
 	})
+	// Those at the head of its history are now in no index: they leave it
+	// too (issue 11: a conversation that just stopped while a stream was
+	// open stays open four times IdleTimeout, and kept its latest 128
+	// summaries all along). Popping them later would have found nothing
+	// to unremember, so what is remembered, and when, is unchanged.
+	for cv.past.len() > 0 {
+		if x := cv.past.oldest(); !x.final() || !x.startedAt().Before(cutoff) {
+			break
+		}
+		cv.past.pop()
+	}
+	if cv.past.len() == 0 {
+		cv.past = exRing{}
+	}
 }
 
 // OpenConversations is how many conversations hold state now.

@@ -292,6 +292,9 @@ func (r *exRing) push(ex *rem) {
 	r.n++
 }
 
+// oldest is the oldest entry (the ring must not be empty).
+func (r *exRing) oldest() *rem { return r.buf[r.head] }
+
 func (r *exRing) pop() *rem {
 	ex := r.buf[r.head]
 	r.buf[r.head] = nil

@@ -235,8 +235,9 @@ func (p *run) execute(parent context.Context) error {
 	// Correlate and classify: one shard per worker, each in a goroutine.
 	// A shard's input holds one part besides the one it works on: each
 	// part buffered is decoded observations held (a unit's part is some
-	// 1,300 observations, 7 MB of bodies and records on a wire log); four
-	// held 20 MB more at the peak for no more speed (issue 11).
+	// 340 observations, 1.8 MB of bodies and records on a wire log, source.go,
+	// chunkBytes); four held 20 MB more at the peak for no more speed, when
+	// parts were four times as large (issue 11).
 	shardIn := make([]chan shardMsg, W)
 	streams := make([]<-chan roundOut, W+1)
 	shards := make([]*shard, W)

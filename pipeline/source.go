@@ -104,8 +104,18 @@ func newFileSource(cfg *Config, inputs []*Input, stats *progressCounters) *fileS
 	return &fileSource{cfg: cfg, inputs: inputs, stats: stats}
 }
 
-const chunkLines = 2048
-const chunkBytes = 4 << 20
+// A line log is cut into units of at most chunkLines lines or chunkBytes
+// bytes. A unit is what moves between stages: its lines wait in the
+// source's queue and are decoded at once, and its observations go to the
+// shards as one part, so every unit in flight is held twice over (lines,
+// then observations with their bodies). Units of 1 MiB (about 340 lines of
+// genlog's wire log) instead of 4 MiB cut the peak live heap of a 1 GiB
+// run from about 185 to 125 MB for the same CPU (issue 11). The rounds
+// (one per unit) move with it: the same rows, in another order.
+const (
+	chunkLines = 2048
+	chunkBytes = 1 << 20
+)
 
 // Next returns the next unit: the next chunk of the line log being read, or
 // the first unit of the next file; once the files are done, the next unit

@@ -11,34 +11,81 @@ import (
 // The garbage collector's headroom once the live heap is large (issue 11:
 // flat memory). With GOGC=100 the heap grows to twice what is live before
 // the next collection: harmless while little is live (a run's queues and
-// buffers, some 100 to 250 MB), but a run that keeps much open (200,000
+// buffers, some 100 to 150 MB), but a run that keeps much open (200,000
 // conversations that never end) peaks at twice its state. heapPacer keeps
-// GOGC=100 up to paceFloor of live heap and above it lets the heap grow by
-// a quarter of what is live before the next collection (GOGC=25): at 400
-// MiB live the goal is 500 MiB rather than 800 (it was 656 with the
-// headroom max(paceFloor, live/2) before). Below the floor nothing
-// changes, so a run that keeps little live pays no extra collection; one
-// that keeps more collects about four times as often per byte allocated.
+// GOGC=100 up to paceFloor of live heap; above it the heap goal is the
+// larger of 2*paceFloor (what the floor itself allows) and the live heap
+// plus a quarter (GOGC=25 from about 410 MiB live): at 400 MiB live the goal
+// is 512 MiB rather than 800, at 700 MiB 875 rather than 1,400. The goal
+// never falls as the live heap grows, so a run just over the floor collects
+// no more often than one just under it. Below the floor nothing changes,
+// so a run that keeps little live pays no extra collection; one that keeps
+// much collects about four times as often per byte allocated.
+//
+// Unless -memory-limit, GOMEMLIMIT or GOGC says otherwise, the pacer also
+// sets a soft memory limit (debug.SetMemoryLimit) that rises with the live
+// heap (softLimit): softFloor while at most about 140 MB is live, which is
+// what keeps a long wire log within 256 MiB of RSS (the heap is held near
+// the limit and what it frees is returned to the system), then half as
+// much again as the live heap, and above paceFloor the pacer's heap goal,
+// each with some more for what is not heap, so that a run that keeps
+// much live (400 MB and more) is paced by GOGC and never collects without
+// end against a limit below what it needs.
 
 // paceFloor is the live heap up to which the collector keeps its default
 // headroom (GOGC=100).
 const paceFloor = 256 << 20
 
-// pacePercent is the GOGC for a live heap of live bytes.
+// pacePercent is the GOGC for a live heap of live bytes: 100 up to
+// paceFloor, then the least whole percent that makes the heap goal at
+// least max(2*paceFloor, live + live/4) (heapGoal).
 func pacePercent(live uint64) int {
 	if live <= paceFloor {
 		return 100
 	}
-	return 25
+	headroom := max(live/4, 2*paceFloor-min(live, 2*paceFloor))
+	return int((headroom*100 + live - 1) / live)
 }
 
-// heapPacer sets GOGC after every collection from the live heap it left
-// (pacePercent). It runs on the runtime's finalizer goroutine: a sentinel
-// object, made again each time, is finalized once per collection.
+// heapGoal is the heap size the collector lets a live heap of live bytes
+// grow to under pacePercent.
+func heapGoal(live uint64) uint64 {
+	return live + live*uint64(pacePercent(live))/100
+}
+
+// softFloor is the default soft memory limit while little is live.
+const softFloor = 224 << 20
+
+// softLimit is the soft memory limit for a live heap of live bytes:
+// softFloor, or, once more is live (about 140 MB), half as much again as
+// live plus a sixteenth for stacks, the collector's own memory and
+// fragmentation; above paceFloor live, the pacer's own heap goal
+// (heapGoal) plus a quarter, so that the pacer, not the limit, decides. It is never below the pacer's heap goal, and it
+// always leaves a third of the live heap or more to allocate between
+// collections. Measured on genlog's wire logs, 2 cores: a 1 GiB log keeps
+// up to about 120 MB live and peaks at about 233 MiB of RSS; a 4 GiB log
+// keeps up to about 160 MB live and peaks at 236 MiB (with an eighth
+// instead of a sixteenth, 247 MiB, for 1.04 times the CPU of this; holding
+// the limit at 230 MiB cost more CPU in a run on a busy machine).
+func softLimit(live uint64) int64 {
+	if live > paceFloor {
+		goal := heapGoal(live)
+		return int64(goal + goal/4)
+	}
+	goal := live + live/2
+	return max(int64(softFloor), int64(goal+goal/16))
+}
+
+// heapPacer sets GOGC (pacePercent), and the soft memory limit when it
+// owns it (softLimit), after every collection from the live heap it left.
+// It runs on the runtime's finalizer goroutine: a sentinel object, made
+// again each time, is finalized once per collection.
 type heapPacer struct {
 	mu      sync.Mutex
 	stopped bool
-	percent int // the GOGC last set
+	percent int   // the GOGC last set
+	limit   int64 // the soft limit last set; 0: the pacer sets none
+	before  int64 // the soft limit before the pacer set one (restored by stop)
 	sample  []metrics.Sample
 }
 
@@ -48,11 +95,23 @@ type gcTick struct{ _ [16]byte }
 // startHeapPacer starts pacing the collector unless the environment sets
 // it (GOGC, GOMEMLIMIT) or limit (-memory-limit) does. stop restores
 // GOGC=100 and ends the pacing; it is safe to call more than once.
-func startHeapPacer(limitSet bool) (stop func()) {
+func startHeapPacer(limitSet bool) (stop func()) { return startPacer(limitSet, false) }
+
+// startPacer is startHeapPacer that, with soft (-memory-limit not given),
+// also sets the soft memory limit (softLimit); its stop restores the limit
+// there was before too.
+func startPacer(limitSet, soft bool) (stop func()) {
 	if limitSet || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	p := &heapPacer{percent: 100, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	if soft {
+		p.mu.Lock()
+		p.before = debug.SetMemoryLimit(-1)
+		p.limit = softLimit(p.live())
+		debug.SetMemoryLimit(p.limit)
+		p.mu.Unlock()
+	}
 	p.arm()
 	return func() {
 		p.mu.Lock()
@@ -62,6 +121,9 @@ func startHeapPacer(limitSet bool) (stop func()) {
 			if p.percent != 100 {
 				debug.SetGCPercent(100)
 			}
+			if p.limit != 0 {
+				debug.SetMemoryLimit(p.before)
+			}
 		}
 	}
 }
@@ -70,17 +132,30 @@ func (p *heapPacer) arm() {
 	runtime.SetFinalizer(&gcTick{}, func(*gcTick) { p.tick() })
 }
 
+// live is the live heap the latest collection left (0 before the first).
+func (p *heapPacer) live() uint64 {
+	metrics.Read(p.sample)
+	if s := p.sample[0]; s.Value.Kind() == metrics.KindUint64 {
+		return s.Value.Uint64()
+	}
+	return 0
+}
+
 func (p *heapPacer) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
 		return
 	}
-	metrics.Read(p.sample)
-	if s := p.sample[0]; s.Value.Kind() == metrics.KindUint64 {
-		if pc := pacePercent(s.Value.Uint64()); pc != p.percent {
-			debug.SetGCPercent(pc)
-			p.percent = pc
+	live := p.live()
+	if pc := pacePercent(live); pc != p.percent {
+		debug.SetGCPercent(pc)
+		p.percent = pc
+	}
+	if p.limit != 0 {
+		if l := softLimit(live); l != p.limit {
+			debug.SetMemoryLimit(l)
+			p.limit = l
 		}
 	}
 	p.arm()

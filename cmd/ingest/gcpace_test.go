@@ -16,7 +16,10 @@ func gogc() int {
 }
 
 // TestPacePercent: GOGC stays 100 up to the floor of live heap; above it
-// the headroom is a quarter of the live heap.
+// the heap goal is max(2*paceFloor, live + live/4) (to the next whole
+// percent), so the headroom is a quarter of the live heap from about 410
+// MiB, and a live heap just over the floor is not collected more often
+// than one just under it.
 func TestPacePercent(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
@@ -25,14 +28,21 @@ func TestPacePercent(t *testing.T) {
 		{0, 100},
 		{100 << 20, 100},
 		{paceFloor, 100},
-		{paceFloor + 1, 25},
-		{384 << 20, 25},
+		{paceFloor + 1, 100},
+		{384 << 20, 34},
+		{410 << 20, 25},
 		{512 << 20, 25},
 		{700 << 20, 25},
 		{4 << 30, 25},
 	} {
 		if got := pacePercent(c.live); got != c.want {
 			t.Errorf("pacePercent(%d MiB) = %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+	for live := uint64(paceFloor) + 1; live < 8<<30; live += 1<<20 + 1 {
+		want := max(2*paceFloor, live+live/4)
+		if goal := heapGoal(live); goal < want || goal > want+live/100+1 {
+			t.Fatalf("heapGoal(%d MiB) = %d MiB, want %d MiB to 1%% of the live heap more", live>>20, goal>>20, want>>20)
 		}
 	}
 }
