@@ -303,7 +303,10 @@ func plainWhole(s string) bool {
 			return false
 		}
 	}
-	if statusIn(s, i, n) {
+	// The bytes left (at most nine: the last eight and the one before),
+	// when they hold no 4 and no 5, hold no status.
+	if v := binary.LittleEndian.Uint64(b[n-8:]); (zeroByte((v^0x3434343434343434)&^lowBits) != 0 ||
+		i < n-8 && (b[i] == '4' || b[i] == '5')) && statusIn(s, i, n) {
 		return false
 	}
 	if i < n {
