@@ -329,7 +329,24 @@ func SameID(a, b schema.ID) bool {
 	if a.Type != b.Type || !a.Valid() {
 		return false
 	}
-	return a.Text == b.Text || IDKey(a) == IDKey(b)
+	return sameText(a.Text, b.Text) || IDKey(a) == IDKey(b)
+}
+
+// sameText is x == y, with a short text (most ids) compared byte by byte
+// in place.
+func sameText(x, y string) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	if len(x) > 8 {
+		return x == y
+	}
+	for i := 0; i < len(x); i++ {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func isToolCall(method string) bool { return method == "tools/call" }

@@ -480,7 +480,16 @@ func asciiDigits(text string) (ascii, digits bool) {
 // has them is the leftmost match: a match's word starts before any later
 // match's, as words and separators do not overlap a status.
 func statusInFold(text string) string {
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
 	for p := 0; p+3 <= len(text); p++ {
+		if p&7 == 0 && p+8 <= len(text) {
+			// Eight bytes without a 4 or a 5 (as plainLine looks) are
+			// passed at once.
+			if v := binary.LittleEndian.Uint64(b[p:]); zeroByte((v^0x3434343434343434)&^lowBits) == 0 {
+				p += 7
+				continue
+			}
+		}
 		if c := text[p]; c != '4' && c != '5' {
 			continue
 		}
@@ -517,31 +526,58 @@ func statusInFold(text string) string {
 // len(kindPatterns) when none, and a mask of the patterns before it one
 // of whose needs the text holds.
 func firstPhrasePattern(text string) (int, uint32) {
+	// kindGrams.scan, written out so that no place is looked at through
+	// a function value.
 	best := len(kindPatterns)
 	var needs uint32
-	look := func(i int) {
-		for _, k := range kindGrams.heads(text, i) {
-			if p := &kindPhrases[k]; p.pattern < best && equalLowerPrefix(text[i:], p.text) {
-				if p.need {
-					needs |= 1 << p.pattern
-				} else {
-					best = p.pattern
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
+	g := kindGrams
+	n := len(b)
+	i := 0
+	for ; i+10 <= n; i += 8 {
+		f0 := binary.LittleEndian.Uint64(b[i:]) & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 == 0 {
+			continue
+		}
+		for k, t := range [4]uint8{t0, t1, t2, t3} {
+			if t != 0 {
+				if best, needs = kindsNear(text, i+2*k, t, best, needs); best == 0 {
+					return best, needs
 				}
 			}
 		}
 	}
-	kindGrams.scan(text, func(p int, t uint8) bool {
-		if t&gramBefore != 0 {
-			look(p - 1)
+	for ; i+4 <= n; i += 2 {
+		if t := g.marks(binary.LittleEndian.Uint32(b[i:]) & foldMask32); t != 0 {
+			if best, needs = kindsNear(text, i, t, best, needs); best == 0 {
+				return best, needs
+			}
 		}
-		if t&gramHead != 0 {
-			look(p)
+	}
+	return best, needs
+}
+
+// kindsNear is firstPhrasePattern's look at the phrases and needs that may
+// start near the even place p of text (t: its marks), given the best
+// pattern and the needs found so far.
+func kindsNear(text string, p int, t uint8, best int, needs uint32) (int, uint32) {
+	for d := -1; d <= 1; d++ {
+		if t&[3]uint8{gramBefore, gramHead, gramAfter}[d+1] == 0 {
+			continue
 		}
-		if t&gramAfter != 0 {
-			look(p + 1)
+		at := p + d
+		for _, k := range kindGrams.heads(text, at) {
+			if ph := &kindPhrases[k]; ph.pattern < best && equalLowerPrefix(text[at:], ph.text) {
+				if ph.need {
+					needs |= 1 << ph.pattern
+				} else {
+					best = ph.pattern
+				}
+			}
 		}
-		return best == 0
-	})
+	}
 	return best, needs
 }
 

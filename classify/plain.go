@@ -212,6 +212,9 @@ func plainLiteral(raw string) bool {
 	// A text starting with '[' is a list of results when it is valid
 	// JSON (not judged) and judged by its first line when it is not:
 	// either way a plain first line is no failure.
+	if end-i <= hiddenHead && plainWhole(raw[i:end]) {
+		return true // the common case, read in one pass
+	}
 	//
 	// The line's end in raw: a \n, the closing quote, or hiddenHead
 	// bytes of text.
@@ -248,6 +251,113 @@ func plainLiteral(raw string) bool {
 		return true
 	}
 	return escaped && plainEscaped(raw, i)
+}
+
+// plainWhole: raw's line is plain, told from the whole rest of the
+// literal in one pass. s is the inside of a literal from its text's first
+// byte (neither white space nor a backslash), of at most hiddenHead bytes,
+// so that raw's first line is a prefix of it: a line that ends at a \n
+// escape (a backslash, in no needle nor status) or at s's end, trimmed on
+// the right of spaces only (raw holds no other white space). A needle or a
+// status of that line is one of s (a status at the line's end is followed
+// in s by a space or a backslash, as by the end, none a digit), so when s
+// holds none (plainLine's look, made in the same pass as the look at its
+// escapes) and every escape of s is one plainLiteral follows, and none is
+// the quote of "validating \"", plainLiteral is true. It is false when it
+// cannot tell, and plainLiteral reads the text escape by escape: an escape
+// it does not follow, a control character or a quote (the text ends
+// there), a decoration, a needle or a status anywhere in s, a short s.
+func plainWhole(s string) bool {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	n := len(b)
+	if n < 10 || (b[0] == '*' || b[0] == '_') && b[1] == b[0] {
+		return false
+	}
+	g := needleGrams
+	next := 0 // bytes before next are read (an escape's letter is)
+	i := 0
+	for ; i+10 <= n; i += 8 {
+		v0 := binary.LittleEndian.Uint64(b[i:])
+		if m := zeroByte(v0^0x2222222222222222) | zeroByte(v0^0x5C5C5C5C5C5C5C5C) | (v0-0x2020202020202020)&^v0&highBits; m != 0 &&
+			!escapesFollowed(s, i, m, &next) {
+			return false
+		}
+		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(s, i, i+8) {
+			return false
+		}
+		f0 := v0 & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(s, i, t0) || t1 != 0 && needleNear(s, i+2, t1) ||
+			t2 != 0 && needleNear(s, i+4, t2) || t3 != 0 && needleNear(s, i+6, t3)) {
+			return false
+		}
+	}
+	for j := max(i, next); j < n; j++ {
+		if c := b[j]; c == '\\' {
+			if j+1 == n || !escapeFollowed(s, j) {
+				return false
+			}
+			j++
+		} else if c == '"' || c < ' ' {
+			return false
+		}
+	}
+	// The bytes left (at most nine: the last eight and the one before),
+	// when they hold no 4 and no 5, hold no status.
+	if v := binary.LittleEndian.Uint64(b[n-8:]); (zeroByte((v^0x3434343434343434)&^lowBits) != 0 ||
+		i < n-8 && (b[i] == '4' || b[i] == '5')) && statusIn(s, i, n) {
+		return false
+	}
+	if i < n {
+		// The even places left, read as the last block (as plainLine
+		// reads them).
+		i = (n - 10) &^ 1
+		f0 := binary.LittleEndian.Uint64(b[i:]) & foldMask
+		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
+		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(s, i, t0) || t1 != 0 && needleNear(s, i+2, t1) ||
+			t2 != 0 && needleNear(s, i+4, t2) || t3 != 0 && needleNear(s, i+6, t3)) {
+			return false
+		}
+	}
+	return true
+}
+
+// escapesFollowed: the bytes of s from i to i+8 that m marks (the high
+// bit of each byte that may be a backslash, a quote or a control
+// character; a few others may be marked too) hold no quote and no control
+// character, and each backslash among them that is not an escape's letter
+// (bytes before *next are read) starts an escape plainWhole follows, after
+// which *next is moved.
+func escapesFollowed(s string, i int, m uint64, next *int) bool {
+	for ; m != 0; m &= m - 1 {
+		j := i + bits.TrailingZeros64(m)/8
+		if j < *next {
+			continue
+		}
+		switch c := s[j]; {
+		case c == '\\':
+			if j+1 == len(s) || !escapeFollowed(s, j) {
+				return false
+			}
+			*next = j + 2
+		case c == '"' || c < ' ':
+			return false
+		}
+	}
+	return true
+}
+
+// escapeFollowed: the escape at s[j] (a backslash, with a letter after
+// it) is one plainLiteral follows as plainWhole reads it: a short escape,
+// and no quote after "validating ".
+func escapeFollowed(s string, j int) bool {
+	e := s[j+1]
+	if _, ok := jsonstr.ShortEscape(e); !ok {
+		return false
+	}
+	return e != '"' || j < len(quotedNeedle) || !equalLower(s[j-len(quotedNeedle):j], quotedNeedle)
 }
 
 // quotedNeedle is the needle "validating \"" without its quote: the one
