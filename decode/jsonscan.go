@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"mcptrace/internal/jsonstr"
 	"strconv"
 	"unicode/utf8"
@@ -51,17 +52,19 @@ func init() {
 	}
 }
 
-// special reports whether any of the eight bytes of v is one a string scan
-// stops at (exact for "any": the bit tricks may mark a wrong byte, never
-// miss one).
-func special(v uint64, checkUTF8 bool) bool {
+// specialMask marks with its high bit each of the eight bytes of v (the
+// first in memory the lowest) that a string scan may stop at. The first
+// mark is exact: the bit tricks can mark a wrong byte only after a byte
+// that is marked rightly (a borrow runs upwards), never before one, and
+// they never miss one. So the lowest mark is where the scan stops.
+func specialMask(v uint64, checkUTF8 bool) uint64 {
 	q := v ^ (swarLo * '"')
 	bs := v ^ (swarLo * '\\')
 	r := ((q - swarLo) &^ q) | ((bs - swarLo) &^ bs) | ((v - swarLo*0x20) &^ v)
 	if checkUTF8 {
-		return (r|v)&swarHi != 0
+		r |= v
 	}
-	return r&swarHi != 0
+	return r & swarHi
 }
 
 func (s *scanner) ws() {
@@ -83,12 +86,23 @@ func (s *scanner) str() bool {
 	if s.utf8 {
 		tbl = &strSpecialUTF8
 	}
+	checkUTF8 := s.utf8
 	for {
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:]), s.utf8) {
+		// To the next byte to stop at: eight bytes at a time, jumping to
+		// the first marked one (exact, see specialMask); the last few
+		// bytes of b one by one.
+		for {
+			if i+8 > len(b) {
+				for i < len(b) && !tbl[b[i]] {
+					i++
+				}
+				break
+			}
+			if m := specialMask(binary.LittleEndian.Uint64(b[i:]), checkUTF8); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
-		}
-		for i < len(b) && !tbl[b[i]] {
-			i++
 		}
 		if i >= len(b) {
 			return false

@@ -2,6 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,4 +247,66 @@ func FuzzAppendMessages(f *testing.F) {
 			t.Error(d)
 		}
 	})
+}
+
+// TestSpecialMaskFirstExact holds specialMask to its contract: the lowest
+// byte it marks in a word is the first byte a string scan stops at (by the
+// byte tables), and it marks none when there is none. Every byte value at
+// every place after non-stopping bytes, followed by random bytes; then
+// random words.
+func TestSpecialMaskFirstExact(t *testing.T) {
+	first := func(w [8]byte, checkUTF8 bool) int {
+		tbl := &strSpecial
+		if checkUTF8 {
+			tbl = &strSpecialUTF8
+		}
+		for i, c := range w {
+			if tbl[c] {
+				return i
+			}
+		}
+		return 8
+	}
+	got := func(w [8]byte, checkUTF8 bool) int {
+		m := specialMask(binary.LittleEndian.Uint64(w[:]), checkUTF8)
+		if m == 0 {
+			return 8
+		}
+		return bits.TrailingZeros64(m) >> 3
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	check := func(w [8]byte) {
+		t.Helper()
+		for _, u := range []bool{false, true} {
+			if g, want := got(w, u), first(w, u); g != want {
+				t.Fatalf("word % x (utf8 %v): first mark at %d, want %d", w, u, g, want)
+			}
+		}
+	}
+	for p := range 8 {
+		for c := range 256 {
+			for range 64 {
+				var w [8]byte
+				for i := range w {
+					switch {
+					case i < p:
+						w[i] = byte(0x20 + rng.IntN(0x60)) // ASCII, not '"' or '\\' unless drawn
+						if w[i] == '"' || w[i] == '\\' {
+							w[i] = 'a'
+						}
+					case i == p:
+						w[i] = byte(c)
+					default:
+						w[i] = byte(rng.Uint32())
+					}
+				}
+				check(w)
+			}
+		}
+	}
+	for range 1 << 20 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], rng.Uint64())
+		check(w)
+	}
 }

@@ -878,7 +878,7 @@ func (d *WireDecoder) bodyMessages(a *arena, t tok, where schema.Where, at time.
 	region := a.take(len(lit))
 	body := region[:len(lit)]
 	if t.esc {
-		body = jsonstr.AppendUnescaped(region[:0], lit)
+		body = region[:jsonstr.UnescapeInto(region, lit)]
 	} else {
 		copy(body, lit)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"mcptrace/decode"
 	"mcptrace/internal/synth"
+	"mcptrace/internal/traffic"
 	"mcptrace/schema"
 )
 
@@ -81,4 +82,28 @@ func BenchmarkWireLongStream(b *testing.B) {
 			b.Fatalf("%v: %d messages", err, len(o.Messages))
 		}
 	}
+}
+
+// BenchmarkWireDecoderTraffic is BenchmarkWireDecoder on 32 MiB of the
+// benchmark generator's client-side wire log (internal/traffic, the log
+// bench/run.sh compares with DuckDB): escaped bodies of realistic length,
+// event streams, credentials in headers.
+func BenchmarkWireDecoderTraffic(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := traffic.Write(&buf, traffic.Options{Bytes: 32 << 20, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+	d := decode.NewWireDecoder()
+	d.Fold = true
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, l := range lines {
+			if _, err := d.Line(l, schema.Position{Source: "bench", Line: int64(i + 1)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(lines)), "lines")
 }

@@ -20,6 +20,7 @@ func unescape(t testing.TB, lit []byte) string {
 		if v := string(AppendUnescaped(nil, lit)); v != got {
 			t.Fatalf("%q: AppendUnescaped %q, AppendUnescapedText %q", lit, v, got)
 		}
+		checkUnescapeInto(t, lit)
 	}
 	return got
 }
@@ -182,4 +183,47 @@ func FuzzPlainRun(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, lit []byte) { checkPlainRun(t, lit) })
+}
+
+// checkUnescapeInto holds UnescapeInto to AppendUnescaped on lit, written
+// into a buffer of lit's length, and at
+// every offset of lit in a longer buffer so that its eight-byte steps meet
+// escapes at every place.
+func checkUnescapeInto(t testing.TB, lit []byte) {
+	t.Helper()
+	want := string(AppendUnescaped(nil, lit))
+	dst := make([]byte, len(lit))
+	if got := string(dst[:UnescapeInto(dst, lit)]); got != want {
+		t.Fatalf("%q: UnescapeInto %q, AppendUnescaped %q", lit, got, want)
+	}
+	for pad := 1; pad < 8; pad++ {
+		lit2 := append(bytes.Repeat([]byte("x"), pad), lit...)
+		want2 := strings.Repeat("x", pad) + want
+		dst2 := make([]byte, len(lit2))
+		if got := string(dst2[:UnescapeInto(dst2, lit2)]); got != want2 {
+			t.Fatalf("%q: UnescapeInto %q, want %q", lit2, got, want2)
+		}
+	}
+}
+
+// TestUnescapeInto: escapes of every kind at every place of a word, dense
+// and sparse, long and short.
+func TestUnescapeInto(t *testing.T) {
+	parts := []string{`\"`, `\\`, `\/`, `\n`, `\t`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\u4e2d`, `a`, `bc`, `defghij`, "\xc3\xa9", `klmnopqrstu`}
+	for _, c := range cases {
+		if lit := []byte(c); closes(lit) && utf8.Valid(lit) && validEscapes(lit) && !bytes.ContainsFunc(lit, func(r rune) bool { return r < ' ' }) {
+			checkUnescapeInto(t, lit)
+		}
+	}
+	seed := uint64(1)
+	for range 20000 {
+		var b strings.Builder
+		n := int(seed % 24)
+		for range n {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			b.WriteString(parts[(seed>>33)%uint64(len(parts))])
+		}
+		seed = seed*6364136223846793005 + 1442695040888963407
+		checkUnescapeInto(t, []byte(b.String()))
+	}
 }
