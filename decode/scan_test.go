@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -308,5 +309,94 @@ func TestSpecialMaskFirstExact(t *testing.T) {
 		var w [8]byte
 		binary.LittleEndian.PutUint64(w[:], rng.Uint64())
 		check(w)
+	}
+}
+
+// refStr is str as it was, one byte at a time through the byte tables:
+// the oracle of its eight at a time.
+func (s *scanner) refStr() bool {
+	b := s.b
+	i := s.i + 1
+	s.esc = false
+	tbl := &strSpecial
+	if s.utf8 {
+		tbl = &strSpecialUTF8
+	}
+	for {
+		for i < len(b) && !tbl[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return true
+		case c == '\\':
+			s.esc = true
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !ishex(b[i+2]) || !ishex(b[i+3]) || !ishex(b[i+4]) || !ishex(b[i+5]) {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return false
+			}
+			i += n
+		}
+	}
+}
+
+// TestStrMatchesByteByByte holds str, which reads eight bytes at a time,
+// to refStr, which reads one at a time: the same verdict, end and escape
+// flag on literals made of escapes of every kind, multi-byte and broken
+// UTF-8, control characters and quotes, at every offset from the start of
+// the buffer and with the literal ending at every distance from its end.
+func TestStrMatchesByteByByte(t *testing.T) {
+	parts := []string{`\"`, `\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDE00`, `\u12`, `\x`, `\`, `"`, "é", "中", "\xff", "\xe4\xb8", "\x01", "\t",
+		"a", "bc", "defghij", `#`, `]`, " ", "\x7f", "\xc2\xa0"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	checked, closed := 0, 0
+	for range 30000 {
+		var lit strings.Builder
+		lit.WriteByte('"')
+		for range rng.IntN(12) {
+			lit.WriteString(parts[rng.IntN(len(parts))])
+		}
+		if rng.IntN(4) > 0 {
+			lit.WriteByte('"')
+		}
+		pad := rng.IntN(9)
+		b := []byte(strings.Repeat(" ", pad) + lit.String() + strings.Repeat("}", rng.IntN(10)))
+		for _, u := range []bool{false, true} {
+			fast := scanner{b: b, i: pad, utf8: u}
+			slow := scanner{b: b, i: pad, utf8: u}
+			okFast, okSlow := fast.str(), slow.refStr()
+			checked++
+			if okFast != okSlow || okFast && (fast.i != slow.i || fast.esc != slow.esc) {
+				t.Fatalf("%q from %d (utf8 %v): str %v end %d esc %v, byte by byte %v end %d esc %v",
+					b, pad, u, okFast, fast.i, fast.esc, okSlow, slow.i, slow.esc)
+			}
+			if okFast {
+				closed++
+			}
+		}
+	}
+	if closed < checked/10 || closed > checked*9/10 {
+		t.Fatalf("%d of %d literals closed: the corpus does not probe both ways", closed, checked)
 	}
 }
