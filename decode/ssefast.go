@@ -13,7 +13,10 @@ import (
 // whole, and an event's data lives in scratch memory until its messages
 // are read. A JSON string cannot hold a raw line break, so the stream's
 // line breaks are all escapes (\n, \r, \u000a, \u000d), and the text
-// between two backslashes is copied as it is.
+// between two backslashes is copied as it is. The literal is unescaped
+// sseChunk bytes at a time (jsonstr.UnescapeSome) into scratch memory and
+// cut into lines there: once unescaped, a CR or LF byte is a line break,
+// and nothing else is.
 
 // sseStream is the state of one stream being read (the WHATWG rules, as
 // ParseSSEStream follows them).
@@ -31,25 +34,6 @@ type sseStream struct {
 	lastFrom, lastTo int
 }
 
-// lineBreak reports whether the escape at e decodes to CR or LF, and its
-// length.
-func lineBreak(e []byte) (c byte, n int) {
-	if len(e) < 2 || e[0] != '\\' {
-		return 0, 0
-	}
-	switch e[1] {
-	case 'n':
-		return '\n', 2
-	case 'r':
-		return '\r', 2
-	case 'u':
-		if r := jsonstr.Hex4(e[2:6]); r == '\n' || r == '\r' {
-			return byte(r), 6
-		}
-	}
-	return 0, 0
-}
-
 func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *arena, lit []byte) {
 	where := schema.InPostStream
 	if h.Method == "GET" {
@@ -62,36 +46,48 @@ func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *a
 	d.data, d.typ, d.id, d.held = d.data[:0], d.typ[:0], d.id[:0], d.held[:0]
 	line := d.line[:0]
 	first := true
+	if cap(d.unesc) < sseChunk+11 {
+		d.unesc = make([]byte, sseChunk+11)
+	}
+	buf := d.unesc[:cap(d.unesc)]
+	cr := false // the last line ended at a CR: a LF right after it belongs to it
 	for len(lit) > 0 {
-		k := bytes.IndexByte(lit, '\\')
-		if k < 0 {
-			line = append(line, lit...)
-			break
-		}
-		line = append(line, lit[:k]...)
-		lit = lit[k:]
-		c, n := lineBreak(lit)
-		if c == 0 {
-			line, n = jsonstr.AppendEscape(line, lit)
-			lit = lit[n:]
-			continue
-		}
-		lit = lit[n:]
-		if c == '\r' && len(lit) > 0 {
-			if c2, n2 := lineBreak(lit); c2 == '\n' {
-				lit = lit[n2:]
+		w, r := jsonstr.UnescapeSome(buf, lit, sseChunk)
+		lit = lit[r:]
+		u := buf[:w]
+		for len(u) > 0 {
+			if cr {
+				cr = false
+				if u[0] == '\n' {
+					u = u[1:]
+					continue
+				}
 			}
+			k := bytes.IndexByte(u, '\n')
+			if k < 0 {
+				k = len(u)
+			}
+			if j := bytes.IndexByte(u[:k], '\r'); j >= 0 {
+				k = j
+			}
+			if k == len(u) {
+				line = append(line, u...)
+				break
+			}
+			line = append(line, u[:k]...)
+			cr = u[k] == '\r'
+			u = u[k+1:]
+			if first {
+				line = bytes.TrimPrefix(line, bom)
+				first = false
+			}
+			if len(line) == 0 {
+				st.dispatch()
+			} else {
+				st.field(line)
+			}
+			line = line[:0]
 		}
-		if first {
-			line = bytes.TrimPrefix(line, bom)
-			first = false
-		}
-		if len(line) == 0 {
-			st.dispatch()
-		} else {
-			st.field(line)
-		}
-		line = line[:0]
 	}
 	if first {
 		line = bytes.TrimPrefix(line, bom)
@@ -116,6 +112,9 @@ func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *a
 }
 
 var bom = []byte("\ufeff")
+
+// sseChunk is how much of a stream's literal is unescaped at a time.
+const sseChunk = 32 << 10
 
 func (st *sseStream) field(line []byte) {
 	d := st.d

@@ -39,6 +39,7 @@ type WireDecoder struct {
 	// Event-stream scratch: the current line, the event's data, type and
 	// id buffers, the stream's last event id.
 	line, data, typ, id, held, tmp []byte
+	unesc                          []byte // a stream's literal, unescaped a piece at a time (ssefast.go)
 	names                          map[string]string
 }
 

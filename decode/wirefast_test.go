@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,5 +305,42 @@ func TestParseSSEStreamMatchesReference(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestStreamAcrossPieces: a stream's literal is unescaped sseChunk bytes at
+// a time; a CR LF, an escaped quote or a \u escape cut by a piece's end
+// reads as the general decoder reads it, wherever the cut falls.
+func TestStreamAcrossPieces(t *testing.T) {
+	d := NewWireDecoder()
+	checked := 0
+	for _, brk := range []string{"\r\n", "\n", "\r"} {
+		for pad := sseChunk - 40; pad < sseChunk+8; pad++ {
+			body := "event: message" + brk + "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"m\":\"" +
+				strings.Repeat("x", pad%7) + "é\"}}" + brk + brk +
+				": " + strings.Repeat("y", pad-60) + brk +
+				"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a \\\"q\\\" b\"}]}}" + brk + brk
+			line := sseWireLine(body, "complete")
+			lines := [][]byte{line}
+			// The same with its breaks as \u escapes, which take six bytes.
+			u := bytes.ReplaceAll(bytes.ReplaceAll(line, []byte(`\r`), []byte(`\u000d`)), []byte(`\n`), []byte(`\u000A`))
+			lines = append(lines, u)
+			for _, l := range lines {
+				for _, fold := range []bool{false, true} {
+					d.Fold = fold
+					if m := wireMismatch(d, l); m != "" {
+						t.Fatalf("pad %d: %s", pad, m)
+					}
+					o, err := d.Line(l, schema.Position{Source: "f", Line: 1})
+					if err != nil || len(o.Messages) != 3 {
+						t.Fatalf("pad %d: %v, %d messages", pad, err, len(o.Messages))
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("nothing checked")
 	}
 }

@@ -37,13 +37,21 @@ func AppendUnescaped(dst, lit []byte) []byte {
 // It copies eight bytes at a time and steps to the next backslash by bit
 // tricks, so a body dense with \" escapes costs a few instructions each.
 func UnescapeInto(dst, lit []byte) int {
+	n, _ := UnescapeSome(dst, lit, len(lit))
+	return n
+}
+
+// UnescapeSome is UnescapeInto for the start of lit: it stops at the first
+// place at or after max that does not cut an escape (at most 11 bytes
+// past it, or lit's end), and returns the bytes written and read. dst must
+// be at least min(len(lit), max+11) long.
+func UnescapeSome(dst, lit []byte, max int) (written, read int) {
 	const ones, highs, slash = 0x0101010101010101, 0x8080808080808080, 0x5C5C5C5C5C5C5C5C
-	dst = dst[:len(lit)]
 	i, j := 0, 0
-	for i < len(lit) {
-		if i+8 <= len(lit) {
+	for i < len(lit) && i < max {
+		if i+8 <= len(lit) && j+8 <= len(dst) {
 			v := binary.LittleEndian.Uint64(lit[i:])
-			binary.LittleEndian.PutUint64(dst[j:], v) // j <= i: within dst
+			binary.LittleEndian.PutUint64(dst[j:], v)
 			x := v ^ slash
 			// The lowest marked byte is the first backslash (a borrow
 			// marks wrongly only above a byte marked rightly).
@@ -54,6 +62,9 @@ func UnescapeInto(dst, lit []byte) int {
 			}
 			k := bits.TrailingZeros64(m) >> 3
 			i, j = i+k, j+k
+			if i >= max {
+				break
+			}
 		} else if c := lit[i]; c != '\\' {
 			dst[j] = c
 			i, j = i+1, j+1
@@ -69,11 +80,11 @@ func UnescapeInto(dst, lit []byte) int {
 		}
 		out, n := AppendEscape(dst[:j], lit[i:])
 		if n == 0 {
-			return j // not valid JSON after all: AppendUnescaped stops here too
+			return j, len(lit) // not valid JSON after all: AppendUnescaped stops here too
 		}
 		i, j = i+n, len(out)
 	}
-	return j
+	return j, i
 }
 
 // AppendUnescapedText is AppendUnescaped for a body that was not validated,

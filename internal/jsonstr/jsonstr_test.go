@@ -196,6 +196,20 @@ func checkUnescapeInto(t testing.TB, lit []byte) {
 	if got := string(dst[:UnescapeInto(dst, lit)]); got != want {
 		t.Fatalf("%q: UnescapeInto %q, AppendUnescaped %q", lit, got, want)
 	}
+	for max := 1; max <= 24; max++ { // in pieces, as the stream reader reads
+		var got []byte
+		buf := make([]byte, max+11)
+		for rest := lit; len(rest) > 0; {
+			w, r := UnescapeSome(buf, rest, max)
+			if r == 0 || r < min(max, len(rest)) {
+				t.Fatalf("%q: UnescapeSome(max %d) read %d of %d", rest, max, r, len(rest))
+			}
+			got, rest = append(got, buf[:w]...), rest[r:]
+		}
+		if string(got) != want {
+			t.Fatalf("%q: UnescapeSome in pieces of %d %q, AppendUnescaped %q", lit, max, got, want)
+		}
+	}
 	for pad := 1; pad < 8; pad++ {
 		lit2 := append(bytes.Repeat([]byte("x"), pad), lit...)
 		want2 := strings.Repeat("x", pad) + want
