@@ -44,6 +44,12 @@ func BenchmarkWireLine(b *testing.B) {
 // notifications, as the pipeline decodes it.
 func BenchmarkWireDecoder(b *testing.B) {
 	lines, size := benchLines(b)
+	benchWireDecoder(b, lines, size)
+}
+
+// benchWireDecoder decodes lines (size bytes) with one WireDecoder that
+// folds notifications, as the pipeline decodes them.
+func benchWireDecoder(b *testing.B, lines [][]byte, size int64) {
 	d := decode.NewWireDecoder()
 	d.Fold = true
 	b.SetBytes(size)
@@ -94,16 +100,5 @@ func BenchmarkWireDecoderTraffic(b *testing.B) {
 		b.Fatal(err)
 	}
 	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
-	d := decode.NewWireDecoder()
-	d.Fold = true
-	b.SetBytes(int64(buf.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		for i, l := range lines {
-			if _, err := d.Line(l, schema.Position{Source: "bench", Line: int64(i + 1)}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportMetric(float64(len(lines)), "lines")
+	benchWireDecoder(b, lines, int64(buf.Len()))
 }
