@@ -106,6 +106,12 @@ func TestOrdererMergesParts(t *testing.T) {
 		chans[i] = make(chan roundOut, 64)
 		ord.streams = append(ord.streams, chans[i])
 	}
+	// Each stream wants its parts back (roundOut.free), as a shard does.
+	free := make([]chan []correlate.Item, streams)
+	for i := range free {
+		free[i] = make(chan []correlate.Item, 1000)
+	}
+	parts := 0
 	var want [rounds][]correlate.Key
 	for r := 0; r < rounds; r++ {
 		for s := 0; s < streams; s++ {
@@ -122,7 +128,8 @@ func TestOrdererMergesParts(t *testing.T) {
 					items[i].Key = keys[i]
 				}
 				keys = keys[m:]
-				chans[s] <- roundOut{items: items, partial: true}
+				chans[s] <- roundOut{items: items, partial: true, free: free[s]}
+				parts++
 			}
 			chans[s] <- roundOut{mark: marker{mark: correlate.Mark{Seq: int64(r)}}, lowWater: int64(100 + s)}
 		}
@@ -146,5 +153,25 @@ func TestOrdererMergesParts(t *testing.T) {
 		if !slices.Equal(got, want[r]) {
 			t.Fatalf("round %d: %d keys out of order (want %d)", r, len(got), len(want[r]))
 		}
+	}
+	// Every part came back once passed, empty and cleared: nothing of the
+	// rows it pointed to stays reachable through it.
+	back := 0
+	for _, ch := range free {
+		for len(ch) > 0 {
+			b := <-ch
+			if len(b) != 0 || cap(b) == 0 {
+				t.Fatalf("a part handed back with len %d cap %d", len(b), cap(b))
+			}
+			for _, it := range b[:cap(b)] {
+				if it != (correlate.Item{}) {
+					t.Fatalf("a part handed back uncleared: %+v", it.Key)
+				}
+			}
+			back++
+		}
+	}
+	if back != parts {
+		t.Fatalf("%d of %d parts handed back", back, parts)
 	}
 }

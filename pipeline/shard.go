@@ -60,6 +60,22 @@ type roundOut struct {
 	// lowBy is lowWater per input name (Kafka runs, which commit each
 	// partition up to its own), nil otherwise.
 	lowBy map[string]int64
+	// free takes items back, cleared, once the orderer has passed them,
+	// for the shard to fill again (nil: nobody wants them back).
+	free chan<- []correlate.Item
+}
+
+// recycle hands items back to the shard that sent them, cleared (they
+// point to rows the writer may keep), unless its pool is full.
+func (r *roundOut) recycle() {
+	if r.free == nil || cap(r.items) == 0 {
+		return
+	}
+	clear(r.items)
+	select {
+	case r.free <- r.items[:0]:
+	default:
+	}
 }
 
 // partItems is how many items a shard hands on at most in one part of a
@@ -72,6 +88,13 @@ const partItems = 4096
 type shard struct {
 	c     *correlate.Correlator
 	items []correlate.Item
+	// free holds item slices the orderer has passed and handed back
+	// (roundOut.recycle): a round's items reuse them instead of growing
+	// a new slice from nothing every round (issue 11: that growth was a
+	// tenth of the allocations of a wire log's run). grow is the
+	// capacity of a new one: the most items a round has had.
+	free  chan []correlate.Item
+	grow  int
 	stats correlate.Stats
 	byIn  bool // report low-water marks per input
 
@@ -83,7 +106,7 @@ type shard struct {
 }
 
 func newShard(cfg *Config) *shard {
-	s := &shard{byIn: cfg.lowWaterByInput}
+	s := &shard{byIn: cfg.lowWaterByInput, free: make(chan []correlate.Item, 4), grow: 64}
 	s.c = correlate.NewShard(s.add)
 	s.c.IdleTimeout, s.c.Lateness, s.c.MaxHold = cfg.IdleTimeout, cfg.Lateness, cfg.MaxHold
 	if n := cfg.MaxOpenConversations; n > 0 {
@@ -100,6 +123,17 @@ func newShard(cfg *Config) *shard {
 	return s
 }
 
+// fresh is an empty slice for the next items: one the orderer handed back,
+// or a new one.
+func (s *shard) fresh() []correlate.Item {
+	select {
+	case b := <-s.free:
+		return b
+	default:
+		return make([]correlate.Item, 0, s.grow)
+	}
+}
+
 // add takes an item from the correlator; a full part goes on at once.
 func (s *shard) add(it correlate.Item) {
 	if s.dead {
@@ -108,11 +142,11 @@ func (s *shard) add(it correlate.Item) {
 	s.items = append(s.items, it)
 	if len(s.items) >= partItems && s.out != nil {
 		select {
-		case s.out <- roundOut{items: s.items, partial: true}:
+		case s.out <- roundOut{items: s.items, partial: true, free: s.free}:
 		case <-s.ctx.Done():
 			s.dead = true
 		}
-		s.items = make([]correlate.Item, 0, partItems)
+		s.items = s.fresh()
 	}
 }
 
@@ -135,12 +169,13 @@ func (s *shard) run(ctx context.Context, in <-chan shardMsg, out chan<- roundOut
 		if s.dead {
 			return
 		}
-		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater(), open: s.c.OpenConversations()}
+		r := roundOut{items: s.items, mark: msg.mark, lowWater: s.c.LowWater(), open: s.c.OpenConversations(), free: s.free}
 		if s.byIn {
 			r.lowBy = map[string]int64{}
 			s.c.LowWaterBy(r.lowBy)
 		}
-		s.items = nil
+		s.grow = min(max(s.grow, len(s.items)), partItems)
+		s.items = s.fresh()
 		select {
 		case out <- r:
 		case <-ctx.Done():
@@ -184,6 +219,7 @@ func (o *orderer) next(ctx context.Context, each func([]correlate.Item) error) (
 		if !ok {
 			return false
 		}
+		o.heads[i].recycle() // passed whole, or the zero roundOut
 		o.heads[i], o.at[i] = r, 0
 		if r.partial {
 			return true
@@ -243,6 +279,7 @@ func (o *orderer) next(ctx context.Context, each func([]correlate.Item) error) (
 		}
 	}
 	for i := range o.heads {
+		o.heads[i].recycle()
 		o.heads[i] = roundOut{}
 	}
 	if err := flush(); err != nil {
