@@ -34,14 +34,18 @@
 // exactly as gjson.ValidBytes accepts it, UTF-8 inside strings, nesting no
 // deeper than MaxDepth; the three checks it replaces each read the whole
 // line) and records where the members every later step reads are, without
-// copying. Each body is then decoded once: a JSON body is unescaped into
-// the observation's own memory (one allocation for all its messages'
-// text) and its messages are read there in one pass each (AppendMessages,
-// msgReader), which fills Kind, ID, Method, the hashes and the typed
-// schema.RPC fields that classify and the correlator read instead of
-// parsing Raw again. An event-stream body is never copied whole: its
-// literal is unescaped a line at a time into scratch memory, and an
-// event's data becomes messages as the event is dispatched; with Fold, a
+// copying. It reads a string eight bytes at a time, jumping to the first
+// byte it must look at (a quote, a backslash, a control character, a byte
+// from 0x80), so a long body costs about one step per escape. Each body is
+// then decoded once: a JSON body is unescaped into the observation's own
+// memory (one allocation for all its messages' text; jsonstr.UnescapeInto
+// copies eight bytes at a time between escapes) and its messages are read
+// there in one pass each (AppendMessages, msgReader), which fills Kind,
+// ID, Method, the hashes and the typed schema.RPC fields that classify and
+// the correlator read instead of parsing Raw again. An event-stream body
+// is never copied whole: its literal is unescaped 32 KiB at a time into
+// scratch memory and cut into lines there, and an event's data becomes
+// messages as the event is dispatched; with Fold, a
 // run of notifications of one method (a million progress events) becomes
 // one message that counts them. Strings that outlive the line (session
 // ids, URLs, names, ids, methods) are interned per decoder, so nothing
