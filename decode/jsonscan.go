@@ -87,18 +87,20 @@ func (s *scanner) str() bool {
 		tbl = &strSpecialUTF8
 	}
 	checkUTF8 := s.utf8
+	last, p := len(b)-8, unsafe.Pointer(unsafe.SliceData(b))
 	for {
-		// To the next byte to stop at: eight bytes at a time, jumping to
-		// the first marked one (exact, see specialMask); the last few
-		// bytes of b one by one.
+		// To the next byte to stop at: eight bytes at a time (through
+		// word, without bounds checks: i <= last keeps them inside b),
+		// jumping to the first marked one (exact, see specialMask); the
+		// last few bytes of b one by one.
 		for {
-			if i+8 > len(b) {
+			if i > last {
 				for i < len(b) && !tbl[b[i]] {
 					i++
 				}
 				break
 			}
-			if m := specialMask(binary.LittleEndian.Uint64(b[i:]), checkUTF8); m != 0 {
+			if m := specialMask(binary.LittleEndian.Uint64(word(p, i)), checkUTF8); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -116,10 +118,10 @@ func (s *scanner) str() bool {
 			if i+1 >= len(b) {
 				return false
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch escapes[b[i+1]] {
+			case escShort:
 				i += 2
-			case 'u':
+			case escU:
 				if i+6 > len(b) || !ishex(b[i+2]) || !ishex(b[i+3]) || !ishex(b[i+4]) || !ishex(b[i+5]) {
 					return false
 				}
@@ -137,6 +139,26 @@ func (s *scanner) str() bool {
 			i += n
 		}
 	}
+}
+
+// escapes says what follows a backslash: a one-character escape, a \u
+// escape, or nothing JSON allows (0).
+var escapes = func() (t [256]uint8) {
+	for _, c := range `"\\/bfnrt` {
+		t[c] = escShort
+	}
+	t['u'] = escU
+	return t
+}()
+
+const (
+	escShort = 1 + iota
+	escU
+)
+
+// word is the eight bytes at p+i, which the caller knows are there.
+func word(p unsafe.Pointer, i int) []byte {
+	return unsafe.Slice((*byte)(unsafe.Add(p, i)), 8)
 }
 
 func ishex(c byte) bool {
