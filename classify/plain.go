@@ -24,18 +24,19 @@ import (
 // error:", "KeyError:", "An error occurred" and "1 validation error
 // for"); the differential tests hold the prefilter to the rules.
 
-// plainNeedles, lower case, each at least four bytes.
+// plainNeedles, lower case, each at least five bytes.
 var plainNeedles = func() []string {
 	n := []string{
 		// start: tracebacks ("Traceback (most recent call last)",
 		// "panic: ", "fatal error: ", "goroutine 1 [running]",
 		// "thread 'main' panicked at").
 		"traceback", "panic", "fatal", "goroutine",
-		// errorPrefix: every "error" rule, "[error]", "[err]",
-		// "[fatal]", "npm err!", "something went wrong", "sorry …"
-		// (which also needs error, failed, unable, could), "Msg 208,
-		// Level 16"; anError and wordsThenError need "error".
-		"error", "[err", "npm err", "something went wrong", ", level ",
+		// errorPrefix: every "error" rule, "[error]" (which holds
+		// "error"), "[err]", "[fatal]" (which holds "fatal"), "npm
+		// err!", "something went wrong", "sorry …" (which also needs
+		// error, failed, unable, could), "Msg 208, Level 16"; anError
+		// and wordsThenError need "error".
+		"error", "[err]", "npm err", "something went wrong", ", level ",
 		// exception: its prefixes, and a name ending in Error,
 		// Exception or Timeout.
 		"exception", "unhandled", "uncaught", "timeout",
@@ -43,8 +44,17 @@ var plainNeedles = func() []string {
 		"failed", "failure:", "unable", "could", "cannot", "can't", "can not",
 	}
 	n = append(n, invalidStarts...)
-	// httpStartRule's reason phrases (its other rules need a status).
-	n = append(n, httpReasons...)
+	// httpStartRule's reason phrases (its other rules need a status),
+	// but "gone": httpStartRule passes it alone, and reasonAt reads it
+	// only after a status. So every needle is at least five bytes long,
+	// and needleGrams marks no place for a phrase that starts after it
+	// (gramAfter: for a four-byte phrase, 256 marks each, most of them
+	// false hits on plain texts).
+	for _, r := range httpReasons {
+		if r != "gone" {
+			n = append(n, r)
+		}
+	}
 	for _, class := range hiddenPhrases {
 		n = append(n, class.phrases...)
 	}
@@ -67,8 +77,8 @@ var lowerTab = func() (t [256]byte) {
 // any case.
 var needleGrams = func() *gramIndex {
 	for _, n := range plainNeedles {
-		if len(n) < 4 || lowerASCII(n) != n {
-			panic("classify: prefilter needle not lower case or shorter than 4 bytes: " + n)
+		if len(n) < 5 || lowerASCII(n) != n {
+			panic("classify: prefilter needle not lower case or shorter than 5 bytes: " + n)
 		}
 	}
 	return newGramIndex(plainNeedles, true)
@@ -277,31 +287,37 @@ func plainWhole(s string) bool {
 	next := 0 // bytes before next are read (an escape's letter is)
 	i := 0
 	for ; i+10 <= n; i += 8 {
-		v0 := binary.LittleEndian.Uint64(b[i:])
-		if m := zeroByte(v0^0x2222222222222222) | zeroByte(v0^0x5C5C5C5C5C5C5C5C) | (v0-0x2020202020202020)&^v0&highBits; m != 0 &&
-			!escapesFollowed(s, i, m, &next) {
-			return false
-		}
-		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(s, i, i+8) {
+		w := b[i : i+10 : i+10]
+		v0 := binary.LittleEndian.Uint64(w)
+		// One look for every byte plainBlock reads again: a quote or a
+		// control character is below 0x21 once its bit 1 is flipped
+		// (the quote, 0x22, becomes 0x20), a backslash is zero once
+		// xored, and so are a 4 and a 5 once xored and their lowest bit
+		// cleared. Each such byte sets its high bit in the mask (a few
+		// others may too).
+		x, y, z := v0^0x0202020202020202, v0^0x5C5C5C5C5C5C5C5C, (v0^0x3434343434343434)&^lowBits
+		if ((x-0x2121212121212121)&^x|(y-lowBits)&^y|(z-lowBits)&^z)&highBits != 0 && !plainBlock(s, i, v0, &next) {
 			return false
 		}
 		f0 := v0 & foldMask
-		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		f2 := binary.LittleEndian.Uint64(w[2:]) & foldMask
 		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
 		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(s, i, t0) || t1 != 0 && needleNear(s, i+2, t1) ||
 			t2 != 0 && needleNear(s, i+4, t2) || t3 != 0 && needleNear(s, i+6, t3)) {
 			return false
 		}
 	}
-	for j := max(i, next); j < n; j++ {
-		if c := b[j]; c == '\\' {
-			if j+1 == n || !escapeFollowed(s, j) {
-				return false
-			}
-			j++
-		} else if c == '"' || c < ' ' {
+	// The bytes left (at most nine), a word at a time, the last one read
+	// where it ends with s: its bytes before j, read already, are left
+	// out of its mask (a byte above them it marks is read again).
+	for j := i; j < n; {
+		k := min(j, n-8)
+		v := binary.LittleEndian.Uint64(b[k:])
+		if m := (zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits) >>
+			(8 * (j - k)) << (8 * (j - k)); m != 0 && !escapesFollowed(s, k, m, &next) {
 			return false
 		}
+		j = k + 8
 	}
 	// The bytes left (at most nine: the last eight and the one before),
 	// when they hold no 4 and no 5, hold no status.
@@ -322,6 +338,18 @@ func plainWhole(s string) bool {
 		}
 	}
 	return true
+}
+
+// plainBlock: the eight bytes of s at i (v) hold no quote and no control
+// character, every backslash among them that is not an escape's letter
+// starts an escape plainWhole follows (escapesFollowed, which moves
+// *next), and no status starts among them.
+func plainBlock(s string, i int, v uint64, next *int) bool {
+	if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 &&
+		!escapesFollowed(s, i, m, next) {
+		return false
+	}
+	return zeroByte((v^0x3434343434343434)&^lowBits) == 0 || !statusIn(s, i, i+8)
 }
 
 // escapesFollowed: the bytes of s from i to i+8 that m marks (the high
