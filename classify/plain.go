@@ -356,12 +356,13 @@ func plainBlock(s string, i int, v uint64, next *int) bool {
 // bit of each byte that may be a backslash, a quote or a control
 // character; a few others may be marked too) hold no quote and no control
 // character, and each backslash among them that is not an escape's letter
-// (bytes before *next are read) starts an escape plainWhole follows, after
-// which *next is moved.
+// (bytes before *next are read) starts an escape plainWhole follows
+// (escapeFollowed), after which *next is moved.
 func escapesFollowed(s string, i int, m uint64, next *int) bool {
+	nx := *next
 	for ; m != 0; m &= m - 1 {
 		j := i + bits.TrailingZeros64(m)/8
-		if j < *next {
+		if j < nx {
 			continue
 		}
 		switch c := s[j]; {
@@ -369,24 +370,36 @@ func escapesFollowed(s string, i int, m uint64, next *int) bool {
 			if j+1 == len(s) || !escapeFollowed(s, j) {
 				return false
 			}
-			*next = j + 2
+			nx = j + 2
 		case c == '"' || c < ' ':
 			return false
 		}
 	}
+	*next = nx
 	return true
 }
 
 // escapeFollowed: the escape at s[j] (a backslash, with a letter after
-// it) is one plainLiteral follows as plainWhole reads it: a short escape,
-// and no quote after "validating ".
+// it) is one plainLiteral follows as plainWhole reads it: a short escape
+// (jsonstr.ShortEscape, by shortEscapes), and no quote after "validating "
+// (whose last byte, a space, is looked at first).
 func escapeFollowed(s string, j int) bool {
 	e := s[j+1]
-	if _, ok := jsonstr.ShortEscape(e); !ok {
-		return false
-	}
-	return e != '"' || j < len(quotedNeedle) || !equalLower(s[j-len(quotedNeedle):j], quotedNeedle)
+	return shortEscapes[e] && (e != '"' || j < len(quotedNeedle) || s[j-1] != ' ' || !quotedAfter(s, j))
 }
+
+// quotedAfter: s[:j] ends with quotedNeedle (ASCII letters in any case).
+func quotedAfter(s string, j int) bool {
+	return equalLower(s[j-len(quotedNeedle):j], quotedNeedle)
+}
+
+// shortEscapes marks the letters of the escapes jsonstr.ShortEscape reads.
+var shortEscapes = func() (t [256]bool) {
+	for c := range t {
+		_, t[c] = jsonstr.ShortEscape(byte(c))
+	}
+	return t
+}()
 
 // quotedNeedle is the needle "validating \"" without its quote: the one
 // needle with a byte that is escaped in a literal (checked by init).

@@ -36,7 +36,8 @@ func TestPlainWholeEveryPlace(t *testing.T) {
 // length around its blocks.
 func TestPlainWholeBytesEveryPlace(t *testing.T) {
 	ins := []string{`"`, `\`, "\x00", "\x01", "\x1f", "\x7f", "\x80", " ", "!", "#", "$", "3", "4", "5", "6", "45", "4x",
-		`\"`, `\\`, `\n`, `\/`, `\u`, `\x`, `\"x`, `\\"`, "[err]", "[ERR]", "gone", "Error"}
+		`\"`, `\\`, `\n`, `\/`, `\u`, `\x`, `\"x`, `\\"`, "[err]", "[ERR]", "gone", "Error", `validating \"`, `VALIDATING \"`,
+		`validatinG \"`, `xalidating \"`, ` \"`}
 	check := func(s string) {
 		t.Helper()
 		for _, raw := range []string{`"` + s + `"`, `"x` + s + `"`} {
