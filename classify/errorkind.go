@@ -593,7 +593,7 @@ func kindsNear(text string, p int, t uint8, best int, needs uint32) (int, uint32
 		}
 		at := p + d
 		for _, k := range kindGrams.heads(text, at) {
-			if ph := &kindPhrases[k]; ph.pattern < best && equalLowerPrefix(text[at:], ph.text) {
+			if ph := &kindPhrases[k]; ph.pattern < best && len(text)-at >= len(ph.text) && equalLowerWords(text[at:], ph.text) {
 				if ph.need {
 					needs |= 1 << ph.pattern
 				} else {

@@ -141,7 +141,7 @@ func needleNear(line string, p int, t uint8) bool {
 // needleStarts: a needle starts at line[i:] (ASCII letters in any case).
 func needleStarts(line string, i int) bool {
 	for _, k := range needleGrams.heads(line, i) {
-		if n := plainNeedles[k]; len(line)-i >= len(n) && equalLower(line[i:i+len(n)], n) {
+		if n := plainNeedles[k]; len(line)-i >= len(n) && equalLowerWords(line[i:i+len(n)], n) {
 			return true
 		}
 	}
@@ -166,7 +166,8 @@ func statusLike(line string, i int) bool {
 		(i == 0 || !isDigit(line[i-1])) && (i+3 == len(line) || !isDigit(line[i+3]))
 }
 
-// equalLower: s lower-cased (ASCII) is low.
+// equalLower: s lower-cased (ASCII) is low (s is at least as long as
+// low).
 func equalLower(s, low string) bool {
 	for i := 0; i < len(low); i++ {
 		if lowerTab[s[i]] != low[i] {
@@ -174,6 +175,37 @@ func equalLower(s, low string) bool {
 		}
 	}
 	return true
+}
+
+// equalLowerWords is equalLower eight bytes at a time (lowerWord), the
+// last eight read where low ends, for a low of eight bytes or more (a
+// phrase a gram index found the head of).
+func equalLowerWords(s, low string) bool {
+	n := len(low)
+	if n < 8 {
+		return equalLower(s, low)
+	}
+	a := unsafe.Slice(unsafe.StringData(s), n)
+	b := unsafe.Slice(unsafe.StringData(low), n)
+	for i := 0; ; i += 8 {
+		i = min(i, n-8)
+		if lowerWord(binary.LittleEndian.Uint64(a[i:])) != binary.LittleEndian.Uint64(b[i:]) {
+			return false
+		}
+		if i == n-8 {
+			return true
+		}
+	}
+}
+
+// lowerWord is the eight bytes of v with each ASCII capital letter
+// lower-cased (as lowerTab does it): a byte from 'A' to 'Z' is one whose
+// low seven bits reach 0x80 with 0x3F added and not with 0x25, and whose
+// high bit is clear; its bit 0x20 is set.
+func lowerWord(v uint64) uint64 {
+	h := v & 0x7F7F7F7F7F7F7F7F
+	up := (h + 0x3F3F3F3F3F3F3F3F) &^ (h + 0x2525252525252525) &^ v & highBits
+	return v | up>>2
 }
 
 // plainLiteral: the text of the JSON string literal raw (a first text
