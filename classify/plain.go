@@ -734,7 +734,13 @@ func hasControl(s string) bool {
 		return false
 	}
 	var m uint64
-	for i := 0; i < len(b); i += 8 {
+	i := 0
+	for ; i+16 <= len(b); i += 16 {
+		w := b[i : i+16 : i+16]
+		v, u := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+		m |= (v-0x2020202020202020)&^v | (u-0x2020202020202020)&^u
+	}
+	for ; i < len(b); i += 8 {
 		v := binary.LittleEndian.Uint64(b[min(i, len(b)-8):])
 		m |= (v - 0x2020202020202020) &^ v
 	}
