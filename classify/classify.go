@@ -326,11 +326,13 @@ func matchIn(msgs []schema.Message, id schema.ID) *schema.Message {
 // SameID compares two ids type-sensitively; within a type they compare by
 // IDKey (numbers by exact value, never as float64).
 func SameID(a, b schema.ID) bool {
-	if a.Type != b.Type || !a.Valid() {
-		return false
-	}
-	return sameText(a.Text, b.Text) || IDKey(a) == IDKey(b)
+	// Inlined where it is called: two ids of the same text (most) are
+	// told in place, others by sameKey.
+	return a.Type == b.Type && a.Valid() && (sameText(a.Text, b.Text) || sameKey(a, b))
 }
+
+// sameKey: IDKey(a) == IDKey(b).
+func sameKey(a, b schema.ID) bool { return IDKey(a) == IDKey(b) }
 
 // sameText is x == y, with a short text (most ids) compared byte by byte
 // in place.

@@ -139,9 +139,11 @@ func needleNear(line string, p int, t uint8) bool {
 }
 
 // needleStarts: a needle starts at line[i:] (ASCII letters in any case).
+// The needles of a head share their first four bytes (folded), so each is
+// told apart by its fifth first (every needle has one).
 func needleStarts(line string, i int) bool {
 	for _, k := range needleGrams.heads(line, i) {
-		if n := plainNeedles[k]; len(line)-i >= len(n) && equalLowerWords(line[i:i+len(n)], n) {
+		if n := plainNeedles[k]; len(line)-i >= len(n) && lowerTab[line[i+4]] == n[4] && equalLowerWords(line[i:i+len(n)], n) {
 			return true
 		}
 	}
