@@ -330,7 +330,7 @@ func plainWhole(s string) bool {
 		// cleared. Each such byte sets its high bit in the mask (a few
 		// others may too).
 		x, y, z := v0^0x0202020202020202, v0^0x5C5C5C5C5C5C5C5C, (v0^0x3434343434343434)&^lowBits
-		if ((x-0x2121212121212121)&^x|(y-lowBits)&^y|(z-lowBits)&^z)&highBits != 0 && !plainBlock(s, i, v0, &next) {
+		if m := ((x-0x2121212121212121)&^x | (y-lowBits)&^y | (z-lowBits)&^z) & highBits; m != 0 && !plainBlock(s, i, m, &next) {
 			return false
 		}
 		f0 := v0 & foldMask
@@ -374,16 +374,34 @@ func plainWhole(s string) bool {
 	return true
 }
 
-// plainBlock: the eight bytes of s at i (v) hold no quote and no control
+// plainBlock: the bytes of s from i to i+8 that m marks (the high bit of
+// each byte that may be a backslash, a quote, a control character, a 4 or
+// a 5; a few others may be marked too) hold no quote and no control
 // character, every backslash among them that is not an escape's letter
-// starts an escape plainWhole follows (escapesFollowed, which moves
-// *next), and no status starts among them.
-func plainBlock(s string, i int, v uint64, next *int) bool {
-	if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 &&
-		!escapesFollowed(s, i, m, next) {
-		return false
+// (bytes before *next are read) starts an escape plainWhole follows
+// (escapeFollowed, after which *next is moved), and no status starts
+// among them. A 4 or a 5 is never the letter of an escape it follows.
+func plainBlock(s string, i int, m uint64, next *int) bool {
+	nx := *next
+	for ; m != 0; m &= m - 1 {
+		j := i + bits.TrailingZeros64(m)/8
+		switch c := s[j]; {
+		case c == '4' || c == '5':
+			if statusLike(s, j) {
+				return false
+			}
+		case j < nx:
+		case c == '\\':
+			if j+1 == len(s) || !escapeFollowed(s, j) {
+				return false
+			}
+			nx = j + 2
+		case c == '"' || c < ' ':
+			return false
+		}
 	}
-	return zeroByte((v^0x3434343434343434)&^lowBits) == 0 || !statusIn(s, i, i+8)
+	*next = nx
+	return true
 }
 
 // escapesFollowed: the bytes of s from i to i+8 that m marks (the high
