@@ -216,7 +216,7 @@ func classify(ev *Evidence, v *Verdict) {
 			return
 		}
 		if m := matchIn(last.Messages, ev.ID); m != nil {
-			judgeMatched(ev, m, v)
+			judgeResponse(ev, m, v, true)
 			return
 		}
 	}
@@ -364,7 +364,12 @@ func batchAllowed(version string) bool { return version == "" || version == "202
 
 // judgeMatched applies rules 5 to 8 to one response message, into v (a
 // zero Verdict).
-func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
+func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) { judgeResponse(ev, m, v, false) }
+
+// judgeResponse is judgeMatched, told whether m's id is known to be the
+// request's (sameID: matchIn found m by it), which then is not compared
+// again.
+func judgeResponse(ev *Evidence, m *schema.Message, v *Verdict, sameID bool) {
 	if m.Truncated {
 		*v = judgeTruncated(m)
 		return
@@ -400,7 +405,7 @@ func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
 		return
 	}
 	nullIDError := e.errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
-	if !nullIDError && !SameID(m.ID, ev.ID) {
+	if !sameID && !nullIDError && !SameID(m.ID, ev.ID) {
 		reason := "response id does not match the request id" // values stay in their columns, where the policy applies
 		*v = Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
 		return
