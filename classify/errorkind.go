@@ -389,7 +389,7 @@ var kindPhrases, kindGrams = func() ([]kindPhrase, *gramIndex) {
 	for i := range kindPatterns {
 		add := func(ph string, need bool) {
 			if len(ph) < 5 {
-				panic("classify: kind phrase or need shorter than 5 bytes (kindsNear reads the fifth): " + ph)
+				panic("classify: kind phrase or need shorter than 5 bytes: " + ph)
 			}
 			list = append(list, kindPhrase{ph, i, need})
 			texts = append(texts, ph)
@@ -593,8 +593,8 @@ func kindsNear(text string, p int, t uint8, best int, needs uint32) (int, uint32
 		}
 		at := p + d
 		for _, k := range kindGrams.heads(text, at) {
-			if ph := &kindPhrases[k]; ph.pattern < best && len(text)-at >= len(ph.text) && lowerTab[text[at+4]] == ph.text[4] &&
-				equalLowerWords(text[at:], ph.text) {
+			if ph := &kindPhrases[k]; ph.pattern < best && len(text)-at >= len(ph.text) &&
+				lowerTab[text[at+len(ph.text)-1]] == ph.text[len(ph.text)-1] && equalLowerWords(text[at:], ph.text) {
 				if ph.need {
 					needs |= 1 << ph.pattern
 				} else {
