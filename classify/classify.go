@@ -152,10 +152,24 @@ func Classify(ev *Evidence) (v Verdict) {
 		v.Reason = "cancelled before any response; a late response then said " + v.Outcome
 		v.Outcome, v.RetryAdvice = Cancelled, AdviceNone
 	}
-	v.Layer = LayerOf(v.Outcome)
-	if v.Outcome == ToolSuccess && v.Judged != nil && !v.Judged.Truncated {
-		v.Suspect, v.SuspectReason = hiddenFailureOf(v.Judged)
+	if v.Outcome == ToolSuccess {
+		// The common case, told at once: LayerOf, advice and name give
+		// it the application layer, no advice and no names.
+		v.Layer = LayerApplication
+		if v.Judged != nil && !v.Judged.Truncated {
+			v.Suspect, v.SuspectReason = hiddenFailureOf(v.Judged)
+		}
+		if v.RetryAdvice == "" {
+			v.RetryAdvice = AdviceNone
+		}
+		v.RPCStatusCode = ""
+		if v.ErrorCode != nil {
+			v.RPCStatusCode = codeText(*v.ErrorCode)
+		}
+		v.ErrorType, v.ServerError, v.ErrorKind = "", false, ""
+		return v
 	}
+	v.Layer = LayerOf(v.Outcome)
 	if v.RetryAdvice == "" {
 		v.RetryAdvice = advice(&v, ev)
 	}
