@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strings"
@@ -614,7 +615,10 @@ func appendUnescapedHead(dst, lit []byte, limit int) (out []byte, more bool) {
 			return dst, false
 		}
 		var n int
-		if dst, n = jsonstr.AppendEscape(dst, lit[j:]); n == 0 {
+		if dst, n = jsonstr.AppendEscape(dst, lit[j:]); n == 0 || bytes.IndexByte(lit[j+2:j+n], '"') >= 0 {
+			// A bad \u escape with a quote among the bytes AppendEscape
+			// reads for it is not followed: gjson ends the literal at
+			// that quote.
 			return dst, false
 		}
 		i = j + n
