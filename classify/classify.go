@@ -152,10 +152,24 @@ func Classify(ev *Evidence) (v Verdict) {
 		v.Reason = "cancelled before any response; a late response then said " + v.Outcome
 		v.Outcome, v.RetryAdvice = Cancelled, AdviceNone
 	}
-	v.Layer = LayerOf(v.Outcome)
-	if v.Outcome == ToolSuccess && v.Judged != nil && !v.Judged.Truncated {
-		v.Suspect, v.SuspectReason = hiddenFailureOf(v.Judged)
+	if v.Outcome == ToolSuccess {
+		// The common case, told at once: LayerOf, advice and name give
+		// it the application layer, no advice and no names.
+		v.Layer = LayerApplication
+		if v.Judged != nil && !v.Judged.Truncated {
+			v.Suspect, v.SuspectReason = hiddenFailureOf(v.Judged)
+		}
+		if v.RetryAdvice == "" {
+			v.RetryAdvice = AdviceNone
+		}
+		v.RPCStatusCode = ""
+		if v.ErrorCode != nil {
+			v.RPCStatusCode = codeText(*v.ErrorCode)
+		}
+		v.ErrorType, v.ServerError, v.ErrorKind = "", false, ""
+		return v
 	}
+	v.Layer = LayerOf(v.Outcome)
 	if v.RetryAdvice == "" {
 		v.RetryAdvice = advice(&v, ev)
 	}
@@ -216,7 +230,7 @@ func classify(ev *Evidence, v *Verdict) {
 			return
 		}
 		if m := matchIn(last.Messages, ev.ID); m != nil {
-			judgeMatched(ev, m, v)
+			judgeResponse(ev, m, v, true)
 			return
 		}
 	}
@@ -326,11 +340,13 @@ func matchIn(msgs []schema.Message, id schema.ID) *schema.Message {
 // SameID compares two ids type-sensitively; within a type they compare by
 // IDKey (numbers by exact value, never as float64).
 func SameID(a, b schema.ID) bool {
-	if a.Type != b.Type || !a.Valid() {
-		return false
-	}
-	return sameText(a.Text, b.Text) || IDKey(a) == IDKey(b)
+	// Inlined where it is called: two ids of the same text (most) are
+	// told in place, others by sameKey.
+	return a.Type == b.Type && a.Valid() && (sameText(a.Text, b.Text) || sameKey(a, b))
 }
+
+// sameKey: IDKey(a) == IDKey(b).
+func sameKey(a, b schema.ID) bool { return IDKey(a) == IDKey(b) }
 
 // sameText is x == y, with a short text (most ids) compared byte by byte
 // in place.
@@ -362,7 +378,12 @@ func batchAllowed(version string) bool { return version == "" || version == "202
 
 // judgeMatched applies rules 5 to 8 to one response message, into v (a
 // zero Verdict).
-func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
+func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) { judgeResponse(ev, m, v, false) }
+
+// judgeResponse is judgeMatched, told whether m's id is known to be the
+// request's (sameID: matchIn found m by it), which then is not compared
+// again.
+func judgeResponse(ev *Evidence, m *schema.Message, v *Verdict, sameID bool) {
 	if m.Truncated {
 		*v = judgeTruncated(m)
 		return
@@ -398,7 +419,7 @@ func judgeMatched(ev *Evidence, m *schema.Message, v *Verdict) {
 		return
 	}
 	nullIDError := e.errv.Exists() && (m.ID.Type == schema.IDNull || m.ID.Type == schema.IDAbsent)
-	if !nullIDError && !SameID(m.ID, ev.ID) {
+	if !sameID && !nullIDError && !SameID(m.ID, ev.ID) {
 		reason := "response id does not match the request id" // values stay in their columns, where the policy applies
 		*v = Verdict{Outcome: InvalidEnvelope, Reason: reason, Judged: m}
 		return

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"regexp"
 	"strconv"
 	"strings"
@@ -387,8 +388,8 @@ var kindPhrases, kindGrams = func() ([]kindPhrase, *gramIndex) {
 	var texts []string
 	for i := range kindPatterns {
 		add := func(ph string, need bool) {
-			if len(ph) < 4 {
-				panic("classify: kind phrase or need shorter than 4 bytes: " + ph)
+			if len(ph) < 5 {
+				panic("classify: kind phrase or need shorter than 5 bytes: " + ph)
 			}
 			list = append(list, kindPhrase{ph, i, need})
 			texts = append(texts, ph)
@@ -425,29 +426,52 @@ func textKind(text string) string {
 		text = strings.ToLower(text)
 		digits = strings.ContainsAny(text, "0123456789")
 	}
-	status := ""
-	if digits {
-		status = statusInFold(text)
-	}
 	first, needs := firstPhrasePattern(text)
-	for i := range kindPatterns {
+	// Only the patterns before first whose needs the text holds, or that
+	// name statuses (of a text with a digit), may match first: the others
+	// are passed over at once, and the status is read only when one of
+	// them is tried (it is "" in a text without digits).
+	try := needs
+	if digits {
+		try |= statusPatterns
+	}
+	try &= 1<<first - 1
+	status, statusRead := "", false
+	for ; try != 0; try &= try - 1 {
+		i := bits.TrailingZeros32(try)
 		p := &kindPatterns[i]
-		if i == first {
-			return p.kind
-		}
 		// The expression gets a copy of its own (it keeps its input in
 		// pooled state); few texts hold a pattern's needs.
 		if p.re != nil && needs&(1<<i) != 0 && p.re.MatchString(strings.Clone(lowerASCII(text))) {
 			return p.kind
 		}
-		for _, st := range p.statuses {
-			if st == status {
-				return p.kind
+		if len(p.statuses) > 0 && digits {
+			if !statusRead {
+				status, statusRead = statusInFold(text), true
+			}
+			for _, st := range p.statuses {
+				if st == status {
+					return p.kind
+				}
 			}
 		}
 	}
+	if first < len(kindPatterns) {
+		return kindPatterns[first].kind
+	}
 	return ""
 }
+
+// statusPatterns is a mask of the patterns of kindPatterns that name
+// statuses.
+var statusPatterns = func() (m uint32) {
+	for i, p := range kindPatterns {
+		if len(p.statuses) > 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}()
 
 // asciiDigits: text is ASCII, and holds an ASCII digit (when it is
 // ASCII), read eight bytes at a time.
@@ -569,7 +593,8 @@ func kindsNear(text string, p int, t uint8, best int, needs uint32) (int, uint32
 		}
 		at := p + d
 		for _, k := range kindGrams.heads(text, at) {
-			if ph := &kindPhrases[k]; ph.pattern < best && equalLowerPrefix(text[at:], ph.text) {
+			if ph := &kindPhrases[k]; ph.pattern < best && len(text)-at >= len(ph.text) &&
+				lowerTab[text[at+len(ph.text)-1]] == ph.text[len(ph.text)-1] && equalLowerWords(text[at:], ph.text) {
 				if ph.need {
 					needs |= 1 << ph.pattern
 				} else {

@@ -98,3 +98,31 @@ func FuzzTextKindSameAsOracle(f *testing.F) {
 		checkKind(t, "fuzz", "MCP error -32602: "+s)
 	})
 }
+
+// TestTextKindMixed: textKind, which tries only the patterns before the
+// first phrase's whose needs the text holds or that name statuses (and
+// reads the status only then), agrees with its oracle on texts mixing
+// phrases and needs of every pattern, statuses with and without the words
+// that introduce them, and digits that are no status, in any order.
+func TestTextKindMixed(t *testing.T) {
+	var pieces []string
+	for _, p := range kindPhrases {
+		pieces = append(pieces, p.text, strings.ToUpper(p.text))
+	}
+	pieces = append(pieces, "HTTP 401", "status code: 503", "error 429", "(503)", "Error: 504", "408", "http 4290",
+		"status 502x", "10", "4", "5 ", " ", "x", "tool x ", `argument "x" `, "request ", "resource y ", "é", ": ", ".")
+	r := uint64(3)
+	next := func(n int) int { r = r*6364136223846793005 + 1442695040888963407; return int(r>>33) % n }
+	for range 100000 {
+		var b strings.Builder
+		for m := 1 + next(6); m > 0; m-- {
+			b.WriteString(pieces[next(len(pieces))])
+			if next(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		if s := b.String(); textKind(s) != oldTextKind(s) {
+			t.Fatalf("textKind(%q) = %q, the oracle says %q", s, textKind(s), oldTextKind(s))
+		}
+	}
+}

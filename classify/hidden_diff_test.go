@@ -202,6 +202,9 @@ func FuzzHiddenFailureSameAsOracle(f *testing.F) {
 		checkSame(t, "fuzz", `{"content":[{"type":"text","text":`+string(lit)+`}]}`)
 		checkSame(t, "fuzz", `{"content":[],"structuredContent":`+s+`}`)
 		checkSame(t, "fuzz", s)
+		if strings.HasPrefix(s, "{") {
+			checkNotEnvelope(t, "fuzz", s)
+		}
 		// The literal as written, escapes and all (not only as
 		// encoding/json writes it).
 		if strings.HasPrefix(s, `"`) {
@@ -246,7 +249,10 @@ func checkNotEnvelope(t testing.TB, where, obj string) {
 	if !gjson.Valid(obj) {
 		return
 	}
-	whole, _ := judgeEnvelope(gjson.Parse(obj))
+	whole, reason := judgeEnvelope(gjson.Parse(obj))
+	if obj[0] == '{' && dataObject(obj) && (whole || reason != "") {
+		t.Fatalf("%s: dataObject(%.300q) but judgeEnvelope finds an envelope (%q)", where, obj, reason)
+	}
 	for k := 1; k <= len(obj); k++ {
 		if k > 64 && k < len(obj) && k%61 != 0 {
 			continue // every prefix of the first 64 bytes, then a sample
@@ -285,5 +291,72 @@ func TestNotEnvelope(t *testing.T) {
 			t.Errorf("notEnvelope(%s) = %v, want %v", c.obj, got, c.want)
 		}
 		checkNotEnvelope(t, "table", c.obj)
+	}
+}
+
+// TestDataObject: the shortcut for a structuredContent without envelope
+// keys decides on data objects of any size and stays out of objects with
+// an envelope key (in any case, escaped or not) and of what it cannot read.
+func TestDataObject(t *testing.T) {
+	for _, c := range []struct {
+		obj  string
+		want bool
+	}{
+		{`{"rows":40}`, true},
+		{`{}`, true},
+		{` { "a" : 1 , "b" : [ {"error":"x"} ] } `[1:], true}, // an envelope key inside a value is data
+		{`{"a":null,"b":""}`, true},
+		{`{"rows":40,"error":"x"}`, false},
+		{`{"Error":"x"}`, false},
+		{`{"STATUS":500}`, false},
+		{`{"\u0065rror":"x"}`, false}, // "error", escaped
+		{`{"message":"Forbidden"}`, false},
+		{`{"detail":"Not Found"}`, false},
+		{`{"a":1,"b":2,"ok":false}`, false},
+		{`{"a\u0041":1}`, true},
+		{`{'a': 1}`, false},
+		{`{"a":1 "b":2}`, false},
+		{`{"a":1`, false},
+	} {
+		if got := dataObject(c.obj); got != c.want {
+			t.Errorf("dataObject(%s) = %v, want %v", c.obj, got, c.want)
+		}
+		checkNotEnvelope(t, "table", c.obj)
+	}
+	// Generated objects: keys drawn from envelopeKeys (in both cases) and
+	// from data words, values of every kind, the shortcut held to
+	// judgeEnvelope on each.
+	var keys []string
+	for k := range envelopeKeys {
+		keys = append(keys, k, strings.ToUpper(k[:1])+k[1:])
+	}
+	keys = append(keys, "rows", "data", "items", "total", "name", "id", "results", "x_error", "errorx", "Status2")
+	values := []string{`1`, `0`, `-1`, `404`, `"500"`, `"error"`, `"failed"`, `"ok"`, `""`, `null`, `true`, `false`,
+		`[]`, `[1]`, `{}`, `{"a":null}`, `{"a":1}`, `"Forbidden"`, `"x"`, `["e"]`}
+	r := uint64(1)
+	next := func(n int) int { r = r*6364136223846793005 + 1442695040888963407; return int(r>>33) % n }
+	decided := 0
+	for range 20000 {
+		var b strings.Builder
+		b.WriteByte('{')
+		for j, m := 0, next(5); j < m; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			k := keys[next(len(keys))]
+			if next(4) > 0 {
+				k = []string{"rows", "data", "items", "total", "name", "id", "results", "x_error"}[next(8)]
+			}
+			b.WriteString(`"` + k + `":` + values[next(len(values))])
+		}
+		b.WriteByte('}')
+		obj := b.String()
+		if dataObject(obj) {
+			decided++
+		}
+		checkNotEnvelope(t, "generated", obj)
+	}
+	if decided < 2000 {
+		t.Fatalf("the shortcut decided only %d generated objects", decided)
 	}
 }

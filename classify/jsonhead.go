@@ -79,6 +79,66 @@ func notEnvelope(t string) bool {
 	}
 }
 
+// dataObject: the valid JSON object t (t[0] == '{') has no member whose
+// key is one of envelopeKeys, so judgeEnvelope finds no envelope in it:
+// each of its signs (error set, success false, a status, a lone detail or
+// message) is read from a member with such a key. It reads every member's
+// key and skips its value; it is false when it meets an envelope key or
+// cannot read the object. Only for a text known to be valid JSON (the
+// decoder's structuredContent): on a text that is not, judgeText would not
+// ask judgeEnvelope at all.
+func dataObject(t string) bool {
+	i := 1
+	for {
+		for i < len(t) && t[i] <= ' ' {
+			i++
+		}
+		if i >= len(t) {
+			return false
+		}
+		if t[i] == '}' {
+			return true // the object ends (an empty one, or after a comma gjson would not pass)
+		}
+		if t[i] != '"' {
+			return false
+		}
+		k := scanString(t[i:])
+		if k == "" || envelopeKey(k) {
+			return false
+		}
+		i += len(k)
+		for i < len(t) && t[i] <= ' ' {
+			i++
+		}
+		if i >= len(t) || t[i] != ':' {
+			return false
+		}
+		i++
+		for i < len(t) && t[i] <= ' ' {
+			i++
+		}
+		n := skipValue(t[i:])
+		if n == 0 {
+			return false
+		}
+		i += n
+		for i < len(t) && t[i] <= ' ' {
+			i++
+		}
+		if i >= len(t) {
+			return false
+		}
+		switch t[i] {
+		case '}':
+			return true
+		case ',':
+			i++
+		default:
+			return false
+		}
+	}
+}
+
 // envelopeKey: the key of the string literal lit, lower-cased, is one of
 // envelopeKeys (as judgeEnvelope asks it).
 func envelopeKey(lit string) bool {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strings"
@@ -24,18 +25,19 @@ import (
 // error:", "KeyError:", "An error occurred" and "1 validation error
 // for"); the differential tests hold the prefilter to the rules.
 
-// plainNeedles, lower case, each at least four bytes.
+// plainNeedles, lower case, each at least five bytes.
 var plainNeedles = func() []string {
 	n := []string{
 		// start: tracebacks ("Traceback (most recent call last)",
 		// "panic: ", "fatal error: ", "goroutine 1 [running]",
 		// "thread 'main' panicked at").
 		"traceback", "panic", "fatal", "goroutine",
-		// errorPrefix: every "error" rule, "[error]", "[err]",
-		// "[fatal]", "npm err!", "something went wrong", "sorry …"
-		// (which also needs error, failed, unable, could), "Msg 208,
-		// Level 16"; anError and wordsThenError need "error".
-		"error", "[err", "npm err", "something went wrong", ", level ",
+		// errorPrefix: every "error" rule, "[error]" (which holds
+		// "error"), "[err]", "[fatal]" (which holds "fatal"), "npm
+		// err!", "something went wrong", "sorry …" (which also needs
+		// error, failed, unable, could), "Msg 208, Level 16"; anError
+		// and wordsThenError need "error".
+		"error", "[err]", "npm err", "something went wrong", ", level ",
 		// exception: its prefixes, and a name ending in Error,
 		// Exception or Timeout.
 		"exception", "unhandled", "uncaught", "timeout",
@@ -43,8 +45,17 @@ var plainNeedles = func() []string {
 		"failed", "failure:", "unable", "could", "cannot", "can't", "can not",
 	}
 	n = append(n, invalidStarts...)
-	// httpStartRule's reason phrases (its other rules need a status).
-	n = append(n, httpReasons...)
+	// httpStartRule's reason phrases (its other rules need a status),
+	// but "gone": httpStartRule passes it alone, and reasonAt reads it
+	// only after a status. So every needle is at least five bytes long,
+	// and needleGrams marks no place for a phrase that starts after it
+	// (gramAfter: for a four-byte phrase, 256 marks each, most of them
+	// false hits on plain texts).
+	for _, r := range httpReasons {
+		if r != "gone" {
+			n = append(n, r)
+		}
+	}
 	for _, class := range hiddenPhrases {
 		n = append(n, class.phrases...)
 	}
@@ -67,8 +78,8 @@ var lowerTab = func() (t [256]byte) {
 // any case.
 var needleGrams = func() *gramIndex {
 	for _, n := range plainNeedles {
-		if len(n) < 4 || lowerASCII(n) != n {
-			panic("classify: prefilter needle not lower case or shorter than 4 bytes: " + n)
+		if len(n) < 5 || lowerASCII(n) != n {
+			panic("classify: prefilter needle not lower case or shorter than 5 bytes: " + n)
 		}
 	}
 	return newGramIndex(plainNeedles, true)
@@ -129,9 +140,11 @@ func needleNear(line string, p int, t uint8) bool {
 }
 
 // needleStarts: a needle starts at line[i:] (ASCII letters in any case).
+// The needles of a head share their first four bytes (folded), so each is
+// told apart by its fifth first (every needle has one).
 func needleStarts(line string, i int) bool {
 	for _, k := range needleGrams.heads(line, i) {
-		if n := plainNeedles[k]; len(line)-i >= len(n) && equalLower(line[i:i+len(n)], n) {
+		if n := plainNeedles[k]; len(line)-i >= len(n) && lowerTab[line[i+4]] == n[4] && equalLowerWords(line[i:i+len(n)], n) {
 			return true
 		}
 	}
@@ -156,7 +169,8 @@ func statusLike(line string, i int) bool {
 		(i == 0 || !isDigit(line[i-1])) && (i+3 == len(line) || !isDigit(line[i+3]))
 }
 
-// equalLower: s lower-cased (ASCII) is low.
+// equalLower: s lower-cased (ASCII) is low (s is at least as long as
+// low).
 func equalLower(s, low string) bool {
 	for i := 0; i < len(low); i++ {
 		if lowerTab[s[i]] != low[i] {
@@ -164,6 +178,37 @@ func equalLower(s, low string) bool {
 		}
 	}
 	return true
+}
+
+// equalLowerWords is equalLower eight bytes at a time (lowerWord), the
+// last eight read where low ends, for a low of eight bytes or more (a
+// phrase a gram index found the head of).
+func equalLowerWords(s, low string) bool {
+	n := len(low)
+	if n < 8 {
+		return equalLower(s, low)
+	}
+	a := unsafe.Slice(unsafe.StringData(s), n)
+	b := unsafe.Slice(unsafe.StringData(low), n)
+	for i := 0; ; i += 8 {
+		i = min(i, n-8)
+		if lowerWord(binary.LittleEndian.Uint64(a[i:])) != binary.LittleEndian.Uint64(b[i:]) {
+			return false
+		}
+		if i == n-8 {
+			return true
+		}
+	}
+}
+
+// lowerWord is the eight bytes of v with each ASCII capital letter
+// lower-cased (as lowerTab does it): a byte from 'A' to 'Z' is one whose
+// low seven bits reach 0x80 with 0x3F added and not with 0x25, and whose
+// high bit is clear; its bit 0x20 is set.
+func lowerWord(v uint64) uint64 {
+	h := v & 0x7F7F7F7F7F7F7F7F
+	up := (h + 0x3F3F3F3F3F3F3F3F) &^ (h + 0x2525252525252525) &^ v & highBits
+	return v | up>>2
 }
 
 // plainLiteral: the text of the JSON string literal raw (a first text
@@ -277,31 +322,37 @@ func plainWhole(s string) bool {
 	next := 0 // bytes before next are read (an escape's letter is)
 	i := 0
 	for ; i+10 <= n; i += 8 {
-		v0 := binary.LittleEndian.Uint64(b[i:])
-		if m := zeroByte(v0^0x2222222222222222) | zeroByte(v0^0x5C5C5C5C5C5C5C5C) | (v0-0x2020202020202020)&^v0&highBits; m != 0 &&
-			!escapesFollowed(s, i, m, &next) {
-			return false
-		}
-		if zeroByte((v0^0x3434343434343434)&^lowBits) != 0 && statusIn(s, i, i+8) {
+		w := b[i : i+10 : i+10]
+		v0 := binary.LittleEndian.Uint64(w)
+		// One look for every byte plainBlock reads again: a quote or a
+		// control character is below 0x21 once its bit 1 is flipped
+		// (the quote, 0x22, becomes 0x20), a backslash is zero once
+		// xored, and so are a 4 and a 5 once xored and their lowest bit
+		// cleared. Each such byte sets its high bit in the mask (a few
+		// others may too).
+		x, y, z := v0^0x0202020202020202, v0^0x5C5C5C5C5C5C5C5C, (v0^0x3434343434343434)&^lowBits
+		if m := ((x-0x2121212121212121)&^x | (y-lowBits)&^y | (z-lowBits)&^z) & highBits; m != 0 && !plainBlock(s, i, m, &next) {
 			return false
 		}
 		f0 := v0 & foldMask
-		f2 := binary.LittleEndian.Uint64(b[i+2:]) & foldMask
+		f2 := binary.LittleEndian.Uint64(w[2:]) & foldMask
 		t0, t1, t2, t3 := g.marks(uint32(f0)), g.marks(uint32(f2)), g.marks(uint32(f0>>32)), g.marks(uint32(f2>>32))
 		if t0|t1|t2|t3 != 0 && (t0 != 0 && needleNear(s, i, t0) || t1 != 0 && needleNear(s, i+2, t1) ||
 			t2 != 0 && needleNear(s, i+4, t2) || t3 != 0 && needleNear(s, i+6, t3)) {
 			return false
 		}
 	}
-	for j := max(i, next); j < n; j++ {
-		if c := b[j]; c == '\\' {
-			if j+1 == n || !escapeFollowed(s, j) {
-				return false
-			}
-			j++
-		} else if c == '"' || c < ' ' {
+	// The bytes left (at most nine), a word at a time, the last one read
+	// where it ends with s: its bytes before j, read already, are left
+	// out of its mask (a byte above them it marks is read again).
+	for j := i; j < n; {
+		k := min(j, n-8)
+		v := binary.LittleEndian.Uint64(b[k:])
+		if m := (zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits) >>
+			(8 * (j - k)) << (8 * (j - k)); m != 0 && !escapesFollowed(s, k, m, &next) {
 			return false
 		}
+		j = k + 8
 	}
 	// The bytes left (at most nine: the last eight and the one before),
 	// when they hold no 4 and no 5, hold no status.
@@ -324,16 +375,47 @@ func plainWhole(s string) bool {
 	return true
 }
 
+// plainBlock: the bytes of s from i to i+8 that m marks (the high bit of
+// each byte that may be a backslash, a quote, a control character, a 4 or
+// a 5; a few others may be marked too) hold no quote and no control
+// character, every backslash among them that is not an escape's letter
+// (bytes before *next are read) starts an escape plainWhole follows
+// (escapeFollowed, after which *next is moved), and no status starts
+// among them. A 4 or a 5 is never the letter of an escape it follows.
+func plainBlock(s string, i int, m uint64, next *int) bool {
+	nx := *next
+	for ; m != 0; m &= m - 1 {
+		j := i + bits.TrailingZeros64(m)/8
+		switch c := s[j]; {
+		case c == '4' || c == '5':
+			if statusLike(s, j) {
+				return false
+			}
+		case j < nx:
+		case c == '\\':
+			if j+1 == len(s) || !escapeFollowed(s, j) {
+				return false
+			}
+			nx = j + 2
+		case c == '"' || c < ' ':
+			return false
+		}
+	}
+	*next = nx
+	return true
+}
+
 // escapesFollowed: the bytes of s from i to i+8 that m marks (the high
 // bit of each byte that may be a backslash, a quote or a control
 // character; a few others may be marked too) hold no quote and no control
 // character, and each backslash among them that is not an escape's letter
-// (bytes before *next are read) starts an escape plainWhole follows, after
-// which *next is moved.
+// (bytes before *next are read) starts an escape plainWhole follows
+// (escapeFollowed), after which *next is moved.
 func escapesFollowed(s string, i int, m uint64, next *int) bool {
+	nx := *next
 	for ; m != 0; m &= m - 1 {
 		j := i + bits.TrailingZeros64(m)/8
-		if j < *next {
+		if j < nx {
 			continue
 		}
 		switch c := s[j]; {
@@ -341,24 +423,36 @@ func escapesFollowed(s string, i int, m uint64, next *int) bool {
 			if j+1 == len(s) || !escapeFollowed(s, j) {
 				return false
 			}
-			*next = j + 2
+			nx = j + 2
 		case c == '"' || c < ' ':
 			return false
 		}
 	}
+	*next = nx
 	return true
 }
 
 // escapeFollowed: the escape at s[j] (a backslash, with a letter after
-// it) is one plainLiteral follows as plainWhole reads it: a short escape,
-// and no quote after "validating ".
+// it) is one plainLiteral follows as plainWhole reads it: a short escape
+// (jsonstr.ShortEscape, by shortEscapes), and no quote after "validating "
+// (whose last byte, a space, is looked at first).
 func escapeFollowed(s string, j int) bool {
 	e := s[j+1]
-	if _, ok := jsonstr.ShortEscape(e); !ok {
-		return false
-	}
-	return e != '"' || j < len(quotedNeedle) || !equalLower(s[j-len(quotedNeedle):j], quotedNeedle)
+	return shortEscapes[e] && (e != '"' || j < len(quotedNeedle) || s[j-1] != ' ' || !quotedAfter(s, j))
 }
+
+// quotedAfter: s[:j] ends with quotedNeedle (ASCII letters in any case).
+func quotedAfter(s string, j int) bool {
+	return equalLower(s[j-len(quotedNeedle):j], quotedNeedle)
+}
+
+// shortEscapes marks the letters of the escapes jsonstr.ShortEscape reads.
+var shortEscapes = func() (t [256]bool) {
+	for c := range t {
+		_, t[c] = jsonstr.ShortEscape(byte(c))
+	}
+	return t
+}()
 
 // quotedNeedle is the needle "validating \"" without its quote: the one
 // needle with a byte that is escaped in a literal (checked by init).
@@ -521,7 +615,10 @@ func appendUnescapedHead(dst, lit []byte, limit int) (out []byte, more bool) {
 			return dst, false
 		}
 		var n int
-		if dst, n = jsonstr.AppendEscape(dst, lit[j:]); n == 0 {
+		if dst, n = jsonstr.AppendEscape(dst, lit[j:]); n == 0 || bytes.IndexByte(lit[j+2:j+n], '"') >= 0 {
+			// A bad \u escape with a quote among the bytes AppendEscape
+			// reads for it is not followed: gjson ends the literal at
+			// that quote.
 			return dst, false
 		}
 		i = j + n
@@ -661,7 +758,13 @@ func hasControl(s string) bool {
 		return false
 	}
 	var m uint64
-	for i := 0; i < len(b); i += 8 {
+	i := 0
+	for ; i+16 <= len(b); i += 16 {
+		w := b[i : i+16 : i+16]
+		v, u := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+		m |= (v-0x2020202020202020)&^v | (u-0x2020202020202020)&^u
+	}
+	for ; i < len(b); i += 8 {
 		v := binary.LittleEndian.Uint64(b[min(i, len(b)-8):])
 		m |= (v - 0x2020202020202020) &^ v
 	}

@@ -247,3 +247,56 @@ func FuzzUnescapeHead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkHead(t, "fuzz", s) })
 }
+
+// TestEqualLowerWords: equalLowerWords, which compares eight bytes at a
+// time (lowerWord), says what equalLower (byte by byte through lowerTab) says, on
+// every byte value at every place of needles and phrases of every length,
+// and on random bytes.
+func TestEqualLowerWords(t *testing.T) {
+	byteWise := equalLower
+	for c := 0; c < 256; c++ {
+		if got, want := lowerWord(uint64(c)*lowBits), uint64(lowerTab[c])*lowBits; got != want {
+			t.Fatalf("lowerWord of eight %#x: %#x, want %#x", c, got, want)
+		}
+	}
+	var lows []string
+	for _, n := range plainNeedles {
+		lows = append(lows, n)
+	}
+	for _, p := range kindPhrases {
+		lows = append(lows, p.text)
+	}
+	lows = append(lows, "abcdefgh", "abcdefghi", "validating ", "0123456789abcdef[]{}@`")
+	for _, low := range lows {
+		for i := 0; i < len(low); i++ {
+			for c := 0; c < 256; c++ {
+				s := []byte(low)
+				s[i] = byte(c)
+				for _, x := range []string{string(s), strings.ToUpper(string(s)), string(s) + "xyz"} {
+					if got, want := equalLowerWords(x, low), byteWise(x, low); got != want {
+						t.Fatalf("equalLowerWords(%q, %q) = %v, byte by byte %v", x, low, got, want)
+					}
+				}
+			}
+		}
+	}
+	r := uint64(5)
+	next := func(n int) int { r = r*6364136223846793005 + 1442695040888963407; return int(r>>33) % n }
+	for range 200000 {
+		n := next(24)
+		low, s := make([]byte, n), make([]byte, n)
+		for i := range low {
+			low[i] = byte(next(256))
+			s[i] = low[i]
+			switch next(4) {
+			case 0:
+				s[i] = byte(next(256))
+			case 1:
+				s[i] ^= 0x20
+			}
+		}
+		if got, want := equalLowerWords(string(s), string(low)), byteWise(string(s), string(low)); got != want {
+			t.Fatalf("equalLowerWords(%q, %q) = %v, byte by byte %v", s, low, got, want)
+		}
+	}
+}

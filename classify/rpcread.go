@@ -118,10 +118,11 @@ func hiddenFailureOf(m *schema.Message) (bool, string) {
 	if p := m.RPC; p != nil {
 		r := &p.Res
 		sc := r.StructuredContent
-		if len(sc) > 0 && sc[0] == '{' && notEnvelope(sc) {
+		if len(sc) > 0 && sc[0] == '{' && (notEnvelope(sc) || dataObject(sc)) {
 			// The decoder read the message in its validating pass, so
 			// structuredContent is valid JSON, and its first members
-			// already rule an envelope out (jsonhead.go).
+			// already rule an envelope out, or none of its keys is an
+			// envelope's (jsonhead.go).
 			sc = ""
 		}
 		return hiddenFailure(r.Texts[0], r.TextBlocks > 0 && r.FirstText, sc)

@@ -53,3 +53,25 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// TestStatusInFoldEveryPlace: statusInFold, which reads the 4s and 5s of
+// each eight bytes from a word's mask (the last word where the text
+// ends), finds what statusInText of the text lower-cased finds with
+// statuses, words before them and digits around them at every place of
+// texts of every length around its words.
+func TestStatusInFoldEveryPlace(t *testing.T) {
+	for n := 0; n < 34; n++ {
+		for p := 0; p <= n; p++ {
+			for _, ins := range []string{"HTTP 401", "error:503", "Status Code 429", "5", "45", "503", "4034", "x504",
+				"error 502 http 408", "status 500"} {
+				if p+len(ins) > n {
+					continue
+				}
+				for _, fill := range []string{"a", "4", " ", "5"} {
+					checkFold(t, strings.Repeat(fill, p)+ins+strings.Repeat("b", n-p-len(ins)))
+					checkFold(t, strings.Repeat("c", p)+ins+strings.Repeat(fill, n-p-len(ins)))
+				}
+			}
+		}
+	}
+}
