@@ -407,18 +407,86 @@ type exchange struct {
 	held        bool      // answered, held until the log passes respAt (cancel.go)
 	heldSameID  bool      // judged, its row held for another attempt of its id (ids.go)
 	ran         uint16    // attempts that ran or may have run, once judged, at most 65,535 (diagnose.go)
-	round       int32     // MRTR round, 1-based; 0 outside a chain
 	inst        int32     // the client instance that sent it (0 where conversations are not divided; ids.go)
+	lastEndN    int32     // with lastEndS, when its last attempt ended (lastEndAt)
 	endedAt     time.Time // when it was settled
 	callHash    uint64
 	startedAt   time.Time
 	outcome     string
-	lastEnd     time.Time // when its last attempt ended
-	retryAfterS float64   // Retry-After of its last attempt, in seconds (0: none)
-	// MRTR: the requestState its input_required result asked to echo.
+	lastEndS    int64
+	retryAfterS float64 // Retry-After of its last attempt, in seconds (0: none)
+	// Its MRTR part (round, chain, requestState): made when it joins a
+	// chain or is judged input_required (an exchange of 224 bytes, not
+	// 256: issue 11).
+	mrtr *exMRTR
+}
+
+// exMRTR is what an exchange of an MRTR chain keeps.
+type exMRTR struct {
+	// The requestState its input_required result asked to echo.
 	requestState string
 	chain        *chain // MRTR chain it belongs to, while the chain is open
+	round        int32  // MRTR round, 1-based; 0 outside a chain
 }
+
+// mrtrPart is ex's MRTR part, made when first needed.
+func (ex *exchange) mrtrPart() *exMRTR {
+	if ex.mrtr == nil {
+		ex.mrtr = &exMRTR{}
+	}
+	return ex.mrtr
+}
+
+// round is ex's MRTR round, 1-based; 0 outside a chain.
+func (ex *exchange) round() int32 {
+	if ex.mrtr == nil {
+		return 0
+	}
+	return ex.mrtr.round
+}
+
+// chain is the MRTR chain ex belongs to, while the chain is open.
+func (ex *exchange) chain() *chain {
+	if ex.mrtr == nil {
+		return nil
+	}
+	return ex.mrtr.chain
+}
+
+// requestState is the requestState ex's input_required result asked to
+// echo.
+func (ex *exchange) requestState() string {
+	if ex.mrtr == nil {
+		return ""
+	}
+	return ex.mrtr.requestState
+}
+
+// An instant kept in 12 bytes rather than a time.Time's 24: seconds since
+// the zero time (so that zero is the zero time) and nanoseconds. Only
+// compared and subtracted: its location is not kept.
+
+// unixToZero is the seconds from the zero time to 1970.
+const unixToZero = 62135596800
+
+func toInstant(t time.Time) (int64, int32) {
+	if t.IsZero() {
+		return 0, 0
+	}
+	return t.Unix() + unixToZero, int32(t.Nanosecond())
+}
+
+func instantTime(s int64, n int32) time.Time {
+	if s == 0 && n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(s-unixToZero, int64(n))
+}
+
+// lastEndAt is when ex's last attempt ended.
+func (ex *exchange) lastEndAt() time.Time { return instantTime(ex.lastEndS, ex.lastEndN) }
+
+func (ex *exchange) setLastEnd(t time.Time) { ex.lastEndS, ex.lastEndN = toInstant(t) }
 
 // exLive is the part of an exchange that is dropped once its row has gone
 // out: the row being built and the evidence it is judged on.
@@ -839,7 +907,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			ex.holding().retryAfter = h.RetryAfter
 		}
 		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
-		ex.lastEnd = o.EndOrStart()
+		ex.setLastEnd(o.EndOrStart())
 		ex.sseEvents = int32(h.SSEEvents)
 		// 2026-07-28 has no sessions: a leftover Mcp-Session-Id is ignored
 		// by servers, and a 404 there is never a session expiry.
@@ -1006,7 +1074,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 					if uncertainAttempt(last) && !cv.safeToRepeat(prev.tool()) {
 						prev.getRow().RetryUnsafe = true
 					}
-					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEnd, o.Time)
+					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEndAt(), o.Time)
 				} else {
 					// A log that wrote the frame first and the HTTP outcome
 					// of sending it later (VS Code): the same send.
@@ -1340,7 +1408,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.diagnose(cv, ex, &v, version)
 	ex.endedAt = r.EndedAt
 	c.tellState(ex)
-	if r.SessionExpired && ex.chain == nil {
+	if r.SessionExpired && ex.chain() == nil {
 		// Held by the Linker until the log shows whether the client
 		// re-initialized.
 		c.emitRowOf(cv, ex, *r, true)
@@ -1352,7 +1420,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		cv.learnToolsOf(v.Judged)
 	}
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
-		ex.requestState = resultRequestState(v.Judged)
+		ex.mrtrPart().requestState = resultRequestState(v.Judged)
 	}
 	if c.holdSameID(cv, ex) {
 		c.prune(cv) // written when no other attempt can come (ids.go)

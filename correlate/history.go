@@ -106,7 +106,7 @@ func (x *rem) forget(ex *exchange) {
 	x.idType, x.idKey = k.t, k.text
 	var m remMore
 	if ex.retryAfterS != 0 {
-		m.retryAfterS, m.lastEnd = ex.retryAfterS, ex.lastEnd
+		m.retryAfterS, m.lastEnd = ex.retryAfterS, ex.lastEndAt()
 	}
 	if n, err := hex.Decode(x.exID[:], []byte(ex.exID)); err != nil || n != len(x.exID) || len(ex.exID) != 2*len(x.exID) || hex.EncodeToString(x.exID[:]) != ex.exID {
 		m.exID = ex.exID
@@ -121,7 +121,7 @@ func (x *rem) forget(ex *exchange) {
 		m.times = &[2]time.Time{ex.startedAt, ex.endedAt}
 	}
 	if x.flags&remInputRequired != 0 {
-		m.requestState, m.round, m.chain = ex.requestState, ex.round, ex.chain
+		m.requestState, m.round, m.chain = ex.requestState(), ex.round(), ex.chain()
 	}
 	if m != (remMore{}) {
 		x.more = &m
@@ -147,7 +147,7 @@ func (x *rem) check(ex *exchange) {
 			panic("correlate: a summary's protocol version is not its exchange's")
 		}
 	}
-	if ex.retryAfterS != 0 && (!s.lastEndAt().Equal(ex.lastEnd) || s.lastEndAt().IsZero() != ex.lastEnd.IsZero()) {
+	if ex.retryAfterS != 0 && (!s.lastEndAt().Equal(ex.lastEndAt()) || s.lastEndAt().IsZero() != ex.lastEndAt().IsZero()) {
 		panic("correlate: a summary's Retry-After attempt end is not its exchange's")
 	}
 	if !s.final() || !ex.final || !s.startedAt().Equal(ex.startedAt) || !s.endedAt().Equal(ex.endedAt) ||
@@ -155,7 +155,7 @@ func (x *rem) check(ex *exchange) {
 		s.exIDText() != ex.exID || f1 != f2 || u1 != u2 || s.ranSoFar() != ex.ranSoFar() ||
 		math.Float64bits(s.retryAfter()) != math.Float64bits(ex.retryAfterS) || s.key() != keyOf(ex.id) || s.paramsHash != ex.paramsHash || s.callHash != ex.callHash ||
 		s.inst != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome == classify.InputRequired) ||
-		(s.isInputRequired() && (s.requestState() != ex.requestState || s.round() != ex.round || s.chain() != ex.chain)) {
+		(s.isInputRequired() && (s.requestState() != ex.requestState() || s.round() != ex.round() || s.chain() != ex.chain())) {
 		panic("correlate: a summary does not read back as its exchange")
 	}
 }
@@ -215,7 +215,7 @@ func (x *rem) endedAt() time.Time {
 func (x *rem) lastEndAt() time.Time {
 	switch {
 	case x.ex != nil:
-		return x.ex.lastEnd
+		return x.ex.lastEndAt()
 	case x.more != nil:
 		return x.more.lastEnd
 	}
@@ -290,21 +290,21 @@ func (x *rem) isInputRequired() bool {
 
 func (x *rem) requestState() string {
 	if x.ex != nil {
-		return x.ex.requestState
+		return x.ex.requestState()
 	}
 	return x.more.requestState
 }
 
 func (x *rem) round() int32 {
 	if x.ex != nil {
-		return x.ex.round
+		return x.ex.round()
 	}
 	return x.more.round
 }
 
 func (x *rem) chain() *chain {
 	if x.ex != nil {
-		return x.ex.chain
+		return x.ex.chain()
 	}
 	return x.more.chain
 }

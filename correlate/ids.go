@@ -205,7 +205,7 @@ func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Obse
 		exEnd, open := x.endedAt(), false
 		if !x.final() {
 			if open = x.ex.inFlight(cv); !open {
-				exEnd = x.ex.lastEnd
+				exEnd = x.ex.lastEndAt()
 			}
 		}
 		exStart := x.startedAt()
@@ -255,7 +255,7 @@ func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
 // holdSameID holds a judged exchange (finish calls it instead of writing
 // the row) when it may still get another attempt of its id.
 func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
-	if ex.holdRO().unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.getRow().SessionExpired {
+	if ex.holdRO().unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain() != nil || ex.getRow().SessionExpired {
 		if ex.holdPart != nil {
 			ex.holdPart.unjudged = nil
 		}

@@ -144,7 +144,8 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		state := params.requestState
 		if prev.isInputRequired() && (prev.ex == nil || prev.ex.cv == cv) && (prev.requestState() == "" || prev.requestState() == state) {
 			round := max(prev.round(), 1) + 1
-			ex.round, ex.chain = round, prev.chain()
+			m := ex.mrtrPart()
+			m.round, m.chain = round, prev.chain()
 			r.Continues, r.MRTRRound = schema.Str(prev.exIDText()), &round
 			return
 		}
@@ -197,25 +198,26 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 	row := *ex.getRow()
 	if ex.outcome == classify.InputRequired {
-		if ex.round == 0 {
-			ex.round = 1
+		m := ex.mrtrPart()
+		if m.round == 0 {
+			m.round = 1
 		}
-		round := ex.round
+		round := m.round
 		row.MRTRRound = &round
-		if ex.chain == nil {
-			ex.chain = &chain{}
+		if m.chain == nil {
+			m.chain = &chain{}
 			r := cv.more()
-			r.held = append(r.held, ex.chain)
+			r.held = append(r.held, m.chain)
 		}
-		ex.chain.rows = append(ex.chain.rows, row)
-		ex.chain.refs = append(ex.chain.refs, ex.ref)
+		m.chain.rows = append(m.chain.rows, row)
+		m.chain.refs = append(m.chain.refs, ex.ref)
 		return
 	}
-	if ex.chain == nil {
+	ch := ex.chain()
+	if ch == nil {
 		c.emitRowOf(cv, ex, row, false)
 		return
 	}
-	ch := ex.chain
 	ch.rows = append(ch.rows, row)
 	ch.refs = append(ch.refs, ex.ref)
 	c.releaseChain(cv, ch, ex.outcome)

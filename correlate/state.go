@@ -49,8 +49,8 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	}
 	x := ex.rem
 	ex.exLive = nil // its id, method and version are its own already (own)
-	if ex.requestState != "" {
-		ex.requestState = strings.Clone(ex.requestState)
+	if m := ex.mrtr; m != nil && m.requestState != "" {
+		m.requestState = strings.Clone(m.requestState)
 	}
 	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
