@@ -500,6 +500,7 @@ type exLive struct {
 	told     exState
 	log      *logKey // the log of its latest request record (ids.go; logRef)
 	rem      *rem    // what its conversation remembers of it (history.go)
+	lx       *linkEx // the Linker's record of it, once told (tellAttach; only the Linker reads it)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
 	holdPart     *exHold

@@ -99,6 +99,12 @@ type linkEvent struct {
 	client     string    // init: the clientInfo name
 	conv       convState // attach, conv
 	state      exState   // attach, state
+	// attach, state: the Linker's record of the request, made by the
+	// correlator (empty) when it tells the attach and filled by the
+	// Linker: the request's state changes find it without a map of the
+	// open requests by exRef (issue 11). Only the Linker reads or writes
+	// what it points to.
+	lx *linkEx
 	// attach: look for the call in the client's previous session; the
 	// request is not already a repeat of the same id; a person sent it;
 	// its tool is not safe to repeat.
@@ -148,7 +154,8 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	cv.linked, ex.linked = true, true
 	cv.setTold(cv.expired, cv.client)
 	ex.told = ex.state()
-	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
+	ex.lx = &linkEx{}
+	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{lx: ex.lx, log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
 		time: ex.startedAt, session: cv.session(), target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told(), state: ex.told, lookup: lookup,
 		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.tool())})})
 }
@@ -161,7 +168,7 @@ func (c *Correlator) tellState(ex *exchange) {
 	}
 	if st := ex.state(); st != ex.told {
 		ex.told = st
-		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{state: st})})
+		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{state: st, lx: ex.lx})})
 	}
 }
 
@@ -215,7 +222,6 @@ type Linker struct {
 	emit    func(Row)
 	logs    map[logKey]*linkLog
 	convs   map[int64]*linkConv // conversations still open
-	exs     map[exRef]*linkEx   // remembered requests not yet final
 	decided map[exRef]*decision // links made, waiting for their row
 	held    []heldRow           // rows of expired sessions, in arrival order
 	expired []*linkConv         // expired conversations whose requests a next session may still repeat
@@ -293,8 +299,14 @@ func (x *linkEx) startedAt() time.Time {
 	return x.started.time()
 }
 
+// newLinkEx fills the record the correlator made for the request (ev.lx),
+// or a new one.
 func newLinkEx(cv *linkConv, ev *linkEvent) *linkEx {
-	x := &linkEx{conv: cv, exID: ev.exID, state: ev.state, target: ev.target}
+	x := ev.lx
+	if x == nil {
+		x = &linkEx{}
+	}
+	*x = linkEx{conv: cv, exID: ev.exID, state: ev.state, target: ev.target}
 	s, ok := toStamp(ev.time)
 	if ok {
 		x.started = s
@@ -320,7 +332,7 @@ type decision struct {
 
 // NewLinker returns a Linker that hands every final row to emit.
 func NewLinker(emit func(Row)) *Linker {
-	return &Linker{emit: emit, logs: map[logKey]*linkLog{}, convs: map[int64]*linkConv{}, exs: map[exRef]*linkEx{}, decided: map[exRef]*decision{}}
+	return &Linker{emit: emit, logs: map[logKey]*linkLog{}, convs: map[int64]*linkConv{}, decided: map[exRef]*decision{}}
 }
 
 func (l *Linker) log(k logKey) *linkLog {
@@ -338,12 +350,11 @@ func (l *Linker) Add(it Item) {
 	case itemAttach:
 		l.attach(&it)
 	case itemState:
-		if x := l.exs[it.ref]; x != nil {
+		// A request's record takes its state changes until it is final
+		// (its attach's state is never final).
+		if x := it.ev.lx; x != nil && x.conv != nil && !x.state.final {
 			x.state = it.ev.state
 			l.noteFailed(x)
-			if x.state.final {
-				delete(l.exs, it.ref)
-			}
 		}
 	case itemConv:
 		if cv := l.convs[it.conv]; cv != nil {
@@ -420,9 +431,6 @@ func (l *Linker) attach(it *Item) {
 	x := newLinkEx(cv, ev)
 	lg.remember(ev.callHash, x)
 	l.noteFailed(x)
-	if !x.state.final {
-		l.exs[it.ref] = x
-	}
 	if prev == nil || !ev.originNone || ev.time.Sub(prev.startedAt()) > RetryWindow {
 		return
 	}
