@@ -394,7 +394,6 @@ type exchange struct {
 	id         schema.ID
 	method     string
 	paramsHash uint64
-	reqVersion string
 
 	// Kept after the exchange is judged, for the exchanges that follow
 	// (in an order that leaves no padding: a conversation keeps many).
@@ -412,54 +411,112 @@ type exchange struct {
 	endedAt     time.Time // when it was settled
 	callHash    uint64
 	startedAt   time.Time
-	outcome     string
 	lastEndS    int64
 	retryAfterS float64 // Retry-After of its last attempt, in seconds (0: none)
-	// Its MRTR part (round, chain, requestState): made when it joins a
-	// chain or is judged input_required (an exchange of 224 bytes, not
-	// 256: issue 11).
-	mrtr *exMRTR
+	// What few exchanges need (its MRTR round, chain and requestState, a
+	// protocol version or an outcome not among the known ones): made when
+	// first needed (an exchange of 208 bytes, not 256: issue 11).
+	more *exMore
+	// Its protocol version (reqVersion) and its outcome once judged
+	// (outcome): their numbers in knownVersions and knownOutcomes, or
+	// oddText (in more).
+	verCode, outCode uint8
 }
 
-// exMRTR is what an exchange of an MRTR chain keeps.
-type exMRTR struct {
+// exMore is the part of an exchange that few need.
+type exMore struct {
 	// The requestState its input_required result asked to echo.
 	requestState string
 	chain        *chain // MRTR chain it belongs to, while the chain is open
 	round        int32  // MRTR round, 1-based; 0 outside a chain
+	// Its protocol version and outcome when not among the known ones
+	// (verCode, outCode oddText).
+	version, outcome string
 }
 
-// mrtrPart is ex's MRTR part, made when first needed.
-func (ex *exchange) mrtrPart() *exMRTR {
-	if ex.mrtr == nil {
-		ex.mrtr = &exMRTR{}
+// morePart is ex's rare part, made when first needed.
+func (ex *exchange) morePart() *exMore {
+	if ex.more == nil {
+		ex.more = &exMore{}
 	}
-	return ex.mrtr
+	return ex.more
+}
+
+// oddText is the code of a text kept in an exchange's rare part.
+const oddText = 0xff
+
+// knownOutcomes are the outcomes an exchange keeps as a number.
+var knownOutcomes = [...]string{"", classify.ToolSuccess, classify.ToolError, classify.Success, classify.InputRequired,
+	classify.Cancelled, classify.JSONRPCError, classify.MalformedJSON, classify.InvalidEnvelope, classify.InvalidToolResult,
+	classify.InvalidResult, classify.HTTPError, classify.StreamIncomplete, classify.NoResponse, classify.Unknown}
+
+// reqVersion is the protocol version its request gave ("" none).
+func (ex *exchange) reqVersion() string {
+	if ex.verCode == oddText {
+		return ex.more.version
+	}
+	return knownVersions[ex.verCode]
+}
+
+func (ex *exchange) setReqVersion(v string) {
+	for i, k := range knownVersions {
+		if v == k {
+			ex.verCode = uint8(i)
+			if ex.more != nil {
+				ex.more.version = ""
+			}
+			return
+		}
+	}
+	ex.verCode = oddText
+	ex.morePart().version = v
+}
+
+// outcome is its outcome once judged ("" before).
+func (ex *exchange) outcome() string {
+	if ex.outCode == oddText {
+		return ex.more.outcome
+	}
+	return knownOutcomes[ex.outCode]
+}
+
+func (ex *exchange) setOutcome(o string) {
+	for i, k := range knownOutcomes {
+		if o == k {
+			ex.outCode = uint8(i)
+			if ex.more != nil {
+				ex.more.outcome = ""
+			}
+			return
+		}
+	}
+	ex.outCode = oddText
+	ex.morePart().outcome = o
 }
 
 // round is ex's MRTR round, 1-based; 0 outside a chain.
 func (ex *exchange) round() int32 {
-	if ex.mrtr == nil {
+	if ex.more == nil {
 		return 0
 	}
-	return ex.mrtr.round
+	return ex.more.round
 }
 
 // chain is the MRTR chain ex belongs to, while the chain is open.
 func (ex *exchange) chain() *chain {
-	if ex.mrtr == nil {
+	if ex.more == nil {
 		return nil
 	}
-	return ex.mrtr.chain
+	return ex.more.chain
 }
 
 // requestState is the requestState ex's input_required result asked to
 // echo.
 func (ex *exchange) requestState() string {
-	if ex.mrtr == nil {
+	if ex.more == nil {
 		return ""
 	}
-	return ex.mrtr.requestState
+	return ex.more.requestState
 }
 
 // An instant kept in 12 bytes rather than a time.Time's 24: seconds since
@@ -1151,9 +1208,10 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if !fromServer && m.ID.Valid() && m.CallHash != 0 {
 		c.link(cv, ex, o, p)
 	}
-	ex.reqVersion = o.ProtocolVersion
-	if ex.reqVersion == "" {
-		ex.reqVersion = p.metaVersion
+	if v := o.ProtocolVersion; v != "" {
+		ex.setReqVersion(v)
+	} else {
+		ex.setReqVersion(p.metaVersion)
 	}
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
@@ -1325,7 +1383,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	c.keepUnjudged(cv, ex)
 	r := ex.getRow()
-	version := ex.reqVersion
+	version := ex.reqVersion()
 	if version == "" {
 		version = cv.version()
 	}
@@ -1396,7 +1454,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.MatchHash, r.ConvKey = ex.paramsHash, cv.key
 	r.ServerStatuses = []int32{}
 	r.FailedHop = singleHop(r)
-	ex.outcome = v.Outcome
+	ex.setOutcome(v.Outcome)
 	if n := len(ex.attempts); n > 0 {
 		ex.uncertain = uncertainAttempt(&ex.attempts[n-1])
 	}
@@ -1421,7 +1479,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		cv.learnToolsOf(v.Judged)
 	}
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
-		ex.mrtrPart().requestState = resultRequestState(v.Judged)
+		ex.morePart().requestState = resultRequestState(v.Judged)
 	}
 	if c.holdSameID(cv, ex) {
 		c.prune(cv) // written when no other attempt can come (ids.go)

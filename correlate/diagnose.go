@@ -80,7 +80,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 	if ex.fromServer || h == nil || h.Method != "POST" || len(ex.attempts) == 0 {
 		return
 	}
-	version := ex.reqVersion
+	version := ex.reqVersion()
 	if version == "" {
 		version = cv.version()
 	}

@@ -88,16 +88,16 @@ func (x *rem) forget(ex *exchange) {
 	if ex.uncertain {
 		x.flags |= remUncertain
 	}
-	if isSuccess(ex.outcome) {
+	if isSuccess(ex.outcome()) {
 		x.flags |= remSuccess
 	}
-	if ex.outcome == classify.InputRequired {
+	if ex.outcome() == classify.InputRequired {
 		x.flags |= remInputRequired
 	}
 	switch {
-	case ex.reqVersion == "":
+	case ex.reqVersion() == "":
 		x.unique = 0
-	case idsUniquePerSession(ex.reqVersion):
+	case idsUniquePerSession(ex.reqVersion()):
 		x.unique = 1
 	default:
 		x.unique = -1
@@ -154,7 +154,7 @@ func (x *rem) check(ex *exchange) {
 		s.startedAt().IsZero() != ex.startedAt.IsZero() || s.endedAt().IsZero() != ex.endedAt.IsZero() ||
 		s.exIDText() != ex.exID || f1 != f2 || u1 != u2 || s.ranSoFar() != ex.ranSoFar() ||
 		math.Float64bits(s.retryAfter()) != math.Float64bits(ex.retryAfterS) || s.key() != keyOf(ex.id) || s.paramsHash != ex.paramsHash || s.callHash != ex.callHash ||
-		s.inst != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome == classify.InputRequired) ||
+		s.inst != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome() == classify.InputRequired) ||
 		(s.isInputRequired() && (s.requestState() != ex.requestState() || s.round() != ex.round() || s.chain() != ex.chain())) {
 		panic("correlate: a summary does not read back as its exchange")
 	}
@@ -281,7 +281,7 @@ func (x *rem) idsUnique(cv *conversation) bool {
 
 func (x *rem) isInputRequired() bool {
 	if x.ex != nil {
-		return x.ex.final && x.ex.outcome == classify.InputRequired
+		return x.ex.final && x.ex.outcome() == classify.InputRequired
 	}
 	return x.flags&remInputRequired != 0
 }

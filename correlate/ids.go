@@ -138,8 +138,8 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 
 // versionOf is the protocol version an exchange was sent under.
 func (ex *exchange) versionOf(cv *conversation) string {
-	if ex.reqVersion != "" {
-		return ex.reqVersion
+	if v := ex.reqVersion(); v != "" {
+		return v
 	}
 	return cv.version()
 }
@@ -444,7 +444,7 @@ const basisNextInstance = "same_call_next_instance"
 // separate run that the log does not relate) are not linked, nor is the
 // handshake itself (it is what says the client started again).
 func laterInstance(p *linkEx, cv *linkConv, ev *linkEvent) bool {
-	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.state.client, ev.conv.client) &&
+	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.client, ev.conv.client) &&
 		p.target == ev.target && !cv.firstStartAt().Before(p.conv.lastStartAt()) && ev.time.Sub(p.startedAt()) <= RetryWindow
 }
 

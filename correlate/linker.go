@@ -245,8 +245,8 @@ const initHistory = 8
 type linkConv struct {
 	id      int64
 	session string
-	state   convState
-	log     *logKey // its log's key (linkLog.key): a conversation of 96 bytes, not 160
+	client  string  // its state's client (convState, read with expired through state)
+	log     *logKey // its log's key (linkLog.key): a conversation of 80 bytes, not 160
 	// When its latest and its first remembered request started
 	// (lastStartAt, firstStartAt): stamps, or in wide when a stamp cannot
 	// hold one.
@@ -254,7 +254,10 @@ type linkConv struct {
 	wide                  *[2]time.Time
 	repeatable            bool // in Linker.earlier
 	fresh                 bool // its first remembered request was a handshake
+	expired               bool // its state's expiry
 }
+
+func (cv *linkConv) setState(st convState) { cv.expired, cv.client = st.expired, st.client }
 
 func (cv *linkConv) lastStartAt() time.Time {
 	if cv.wide != nil {
@@ -358,10 +361,10 @@ func (l *Linker) Add(it Item) {
 		}
 	case itemConv:
 		if cv := l.convs[it.conv]; cv != nil {
-			if it.ev.conv.expired && !cv.state.expired {
+			if it.ev.conv.expired && !cv.expired {
 				l.expired = append(l.expired, cv)
 			}
-			cv.state = it.ev.conv
+			cv.setState(it.ev.conv)
 		}
 	case itemConvEnd:
 		delete(l.convs, it.conv)
@@ -411,18 +414,18 @@ func (l *Linker) attach(it *Item) {
 		cv.setStarts(time.Time{}, ev.time)
 		l.convs[it.conv] = cv
 	}
-	if ev.conv.expired && !cv.state.expired {
+	if ev.conv.expired && !cv.expired {
 		l.expired = append(l.expired, cv)
 	}
-	cv.state = ev.conv
+	cv.setState(ev.conv)
 	if ev.time.After(cv.lastStartAt()) {
 		cv.setStarts(ev.time, cv.firstStartAt())
 	}
 	var prev *linkEx
 	nextInstance := false
 	if ev.lookup {
-		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && ev.session != "" && p.conv.state.expired &&
-			sameClient(p.conv.state.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt()) && ev.time.Sub(p.startedAt()) <= NextSessionWindow {
+		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && ev.session != "" && p.conv.expired &&
+			sameClient(p.conv.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt()) && ev.time.Sub(p.startedAt()) <= NextSessionWindow {
 			prev = p
 		} else if p != nil && laterInstance(p, cv, ev) {
 			prev, nextInstance = p, true

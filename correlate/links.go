@@ -144,7 +144,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		state := params.requestState
 		if prev.isInputRequired() && (prev.ex == nil || prev.ex.cv == cv) && (prev.requestState() == "" || prev.requestState() == state) {
 			round := max(prev.round(), 1) + 1
-			m := ex.mrtrPart()
+			m := ex.morePart()
 			m.round, m.chain = round, prev.chain()
 			r.Continues, r.MRTRRound = schema.Str(prev.exIDText()), &round
 			return
@@ -197,8 +197,8 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 // chain until its last round, so every row of the chain gets chain_outcome.
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 	row := *ex.getRow()
-	if ex.outcome == classify.InputRequired {
-		m := ex.mrtrPart()
+	if ex.outcome() == classify.InputRequired {
+		m := ex.morePart()
 		if m.round == 0 {
 			m.round = 1
 		}
@@ -220,7 +220,7 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 	}
 	ch.rows = append(ch.rows, row)
 	ch.refs = append(ch.refs, ex.ref)
-	c.releaseChain(cv, ch, ex.outcome)
+	c.releaseChain(cv, ch, ex.outcome())
 	for i, h := range cv.ro().held {
 		if h == ch {
 			cv.rare.held = append(cv.rare.held[:i], cv.rare.held[i+1:]...)
@@ -245,7 +245,7 @@ func (c *Correlator) releaseChain(cv *conversation, ch *chain, outcome string) {
 // uncertain.
 func (ex *exchange) failedSoFar() (failed, uncertain bool) {
 	if ex.final {
-		failed = !isSuccess(ex.outcome) && ex.outcome != classify.InputRequired
+		failed = !isSuccess(ex.outcome()) && ex.outcome() != classify.InputRequired
 		return failed, ex.uncertain
 	}
 	if n := len(ex.attempts); n > 0 {
