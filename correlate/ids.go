@@ -74,7 +74,7 @@ func isHandshake(method string) bool { return method == "initialize" || method =
 // instance.
 func latestIn(list []*rem, fromServer bool, inst int32) *rem {
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer && list[i].inst == inst {
+		if list[i].fromServer == fromServer && list[i].instOf() == inst {
 			return list[i]
 		}
 	}
@@ -121,7 +121,7 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 			fresh = !isInt || !in.hasHi || id <= in.hi
 		case isInt && in.hasHi && id < in.hi && in.hiAt.Before(o.Time):
 			fresh = !slices.ContainsFunc(list, func(x *rem) bool {
-				return !x.fromServer && x.inst == in.n && x.inFlight(cv)
+				return !x.fromServer && x.instOf() == in.n && x.inFlight(cv)
 			})
 		}
 		if fresh {
@@ -199,7 +199,7 @@ func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Obse
 	}
 	start, end := o.Time, o.EndOrStart()
 	return slices.ContainsFunc(list, func(x *rem) bool {
-		if x.fromServer != fromServer || x.inst != inst || x.paramsHash == m.ParamsHash {
+		if x.fromServer != fromServer || x.instOf() != inst || x.paramsHash == m.ParamsHash {
 			return false
 		}
 		exEnd, open := x.endedAt(), false

@@ -170,7 +170,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if !failed && prev.final() {
 		return // a new call that happens to repeat an earlier success
 	}
-	if prev.inst != ex.inst && isHandshake(ex.method) {
+	if prev.instOf() != ex.inst && isHandshake(ex.method) {
 		return // the handshake that says the client started again (ids.go)
 	}
 	open := !prev.final() && !failed
@@ -184,7 +184,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if open {
 		r.RetryBasis = schema.Str("same_call_while_open")
 	}
-	if prev.inst != ex.inst {
+	if prev.instOf() != ex.inst {
 		r.RetryBasis = schema.Str(basisNextInstance) // the client started again (ids.go)
 	}
 	if (uncertain || open) && !cv.safeToRepeat(ex.tool()) {
