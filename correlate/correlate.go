@@ -579,7 +579,7 @@ type exLive struct {
 // needs, or one whose log reports its outcome or whose last attempt was
 // answered with a Retry-After, or the only open exchange of a stdio
 // response without a request, or one sent on a session after its 404
-// (an exLive of 288 bytes, not 408: issue 11).
+// (an exLive of 224 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After

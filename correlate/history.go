@@ -15,7 +15,7 @@ import (
 // While the request is open, and judged until its row has gone out, the
 // rem points to its exchange and everything is read from there. Once its
 // row is out (forgetLive) the rem keeps a summary of the few things later
-// requests consult (96 bytes: its id, hashes, times, outcome, the id of
+// requests consult (80 bytes: its id, hashes, times, outcome, the id of
 // its row) and lets go of the exchange, which is freed with its row
 // (issue 11: a judged exchange took some 400 bytes of the history, 256 of
 // them the exchange itself and 24 its exchange id).
