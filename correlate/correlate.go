@@ -394,7 +394,6 @@ type exchange struct {
 	id         schema.ID
 	method     string
 	paramsHash uint64
-	reqVersion string
 
 	// Kept after the exchange is judged, for the exchanges that follow
 	// (in an order that leaves no padding: a conversation keeps many).
@@ -407,18 +406,153 @@ type exchange struct {
 	held        bool      // answered, held until the log passes respAt (cancel.go)
 	heldSameID  bool      // judged, its row held for another attempt of its id (ids.go)
 	ran         uint16    // attempts that ran or may have run, once judged, at most 65,535 (diagnose.go)
-	round       int32     // MRTR round, 1-based; 0 outside a chain
 	inst        int32     // the client instance that sent it (0 where conversations are not divided; ids.go)
+	lastEndN    int32     // with lastEndS, when its last attempt ended (lastEndAt)
 	endedAt     time.Time // when it was settled
 	callHash    uint64
 	startedAt   time.Time
-	outcome     string
-	lastEnd     time.Time // when its last attempt ended
-	retryAfterS float64   // Retry-After of its last attempt, in seconds (0: none)
-	// MRTR: the requestState its input_required result asked to echo.
+	lastEndS    int64
+	retryAfterS float64 // Retry-After of its last attempt, in seconds (0: none)
+	// What few exchanges need (its MRTR round, chain and requestState, a
+	// protocol version or an outcome not among the known ones): made when
+	// first needed (an exchange of 208 bytes, not 256: issue 11).
+	more *exMore
+	// Its protocol version (reqVersion) and its outcome once judged
+	// (outcome): their numbers in knownVersions and knownOutcomes, or
+	// oddText (in more).
+	verCode, outCode uint8
+
+	// Read only while it is live (exLive), kept here where they take no
+	// room (an exLive of 224 bytes, not 240: issue 11).
+	cancelled    bool
+	onSession    bool
+	truncated    bool
+	noEnd        bool // the log gives no end time: no latency
+	lateResponse bool
+	sseEvents    int32 // events of the final attempt's stream
+}
+
+// exMore is the part of an exchange that few need.
+type exMore struct {
+	// The requestState its input_required result asked to echo.
 	requestState string
 	chain        *chain // MRTR chain it belongs to, while the chain is open
+	round        int32  // MRTR round, 1-based; 0 outside a chain
+	// Its protocol version and outcome when not among the known ones
+	// (verCode, outCode oddText).
+	version, outcome string
 }
+
+// morePart is ex's rare part, made when first needed.
+func (ex *exchange) morePart() *exMore {
+	if ex.more == nil {
+		ex.more = &exMore{}
+	}
+	return ex.more
+}
+
+// oddText is the code of a text kept in an exchange's rare part.
+const oddText = 0xff
+
+// knownOutcomes are the outcomes an exchange keeps as a number.
+var knownOutcomes = [...]string{"", classify.ToolSuccess, classify.ToolError, classify.Success, classify.InputRequired,
+	classify.Cancelled, classify.JSONRPCError, classify.MalformedJSON, classify.InvalidEnvelope, classify.InvalidToolResult,
+	classify.InvalidResult, classify.HTTPError, classify.StreamIncomplete, classify.NoResponse, classify.Unknown}
+
+// reqVersion is the protocol version its request gave ("" none).
+func (ex *exchange) reqVersion() string {
+	if ex.verCode == oddText {
+		return ex.more.version
+	}
+	return knownVersions[ex.verCode]
+}
+
+func (ex *exchange) setReqVersion(v string) {
+	for i, k := range knownVersions {
+		if v == k {
+			ex.verCode = uint8(i)
+			if ex.more != nil {
+				ex.more.version = ""
+			}
+			return
+		}
+	}
+	ex.verCode = oddText
+	ex.morePart().version = v
+}
+
+// outcome is its outcome once judged ("" before).
+func (ex *exchange) outcome() string {
+	if ex.outCode == oddText {
+		return ex.more.outcome
+	}
+	return knownOutcomes[ex.outCode]
+}
+
+func (ex *exchange) setOutcome(o string) {
+	for i, k := range knownOutcomes {
+		if o == k {
+			ex.outCode = uint8(i)
+			if ex.more != nil {
+				ex.more.outcome = ""
+			}
+			return
+		}
+	}
+	ex.outCode = oddText
+	ex.morePart().outcome = o
+}
+
+// round is ex's MRTR round, 1-based; 0 outside a chain.
+func (ex *exchange) round() int32 {
+	if ex.more == nil {
+		return 0
+	}
+	return ex.more.round
+}
+
+// chain is the MRTR chain ex belongs to, while the chain is open.
+func (ex *exchange) chain() *chain {
+	if ex.more == nil {
+		return nil
+	}
+	return ex.more.chain
+}
+
+// requestState is the requestState ex's input_required result asked to
+// echo.
+func (ex *exchange) requestState() string {
+	if ex.more == nil {
+		return ""
+	}
+	return ex.more.requestState
+}
+
+// An instant kept in 12 bytes rather than a time.Time's 24: seconds since
+// the zero time (so that zero is the zero time) and nanoseconds. Only
+// compared and subtracted: its location is not kept.
+
+// unixToZero is the seconds from the zero time to 1970.
+const unixToZero = 62135596800
+
+func toInstant(t time.Time) (int64, int32) {
+	if t.IsZero() {
+		return 0, 0
+	}
+	return t.Unix() + unixToZero, int32(t.Nanosecond())
+}
+
+func instantTime(s int64, n int32) time.Time {
+	if s == 0 && n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(s-unixToZero, int64(n))
+}
+
+// lastEndAt is when ex's last attempt ended.
+func (ex *exchange) lastEndAt() time.Time { return instantTime(ex.lastEndS, ex.lastEndN) }
+
+func (ex *exchange) setLastEnd(t time.Time) { ex.lastEndS, ex.lastEndN = toInstant(t) }
 
 // exLive is the part of an exchange that is dropped once its row has gone
 // out: the row being built and the evidence it is judged on.
@@ -432,22 +566,20 @@ type exLive struct {
 	told     exState
 	log      *logKey // the log of its latest request record (ids.go; logRef)
 	rem      *rem    // what its conversation remembers of it (history.go)
+	lx       *linkEx // the Linker's record of it, once told (tellAttach; only the Linker reads it)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
-	holdPart     *exHold
-	sseEvents    int32 // events of the final attempt's stream
-	cancelled    bool
-	onSession    bool
-	truncated    bool
-	noEnd        bool // the log gives no end time: no latency
-	lateResponse bool
+	holdPart *exHold
+	// Its stream's events and its flags (sseEvents, cancelled, onSession,
+	// truncated, noEnd, lateResponse) are the exchange's fields, where they
+	// take no room; like these, they are read only while it is live.
 }
 
 // exHold is the part of a live exchange that only one cancelled or held
 // needs, or one whose log reports its outcome or whose last attempt was
 // answered with a Retry-After, or the only open exchange of a stdio
 // response without a request, or one sent on a session after its 404
-// (an exLive of 288 bytes, not 408: issue 11).
+// (an exLive of 224 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After
@@ -839,7 +971,7 @@ func (c *Correlator) addHTTP(cv *conversation, o *schema.Observation) (used, not
 			ex.holding().retryAfter = h.RetryAfter
 		}
 		ex.retryAfterS = retryAfterSeconds(h.RetryAfter, o.EndOrStart())
-		ex.lastEnd = o.EndOrStart()
+		ex.setLastEnd(o.EndOrStart())
 		ex.sseEvents = int32(h.SSEEvents)
 		// 2026-07-28 has no sessions: a leftover Mcp-Session-Id is ignored
 		// by servers, and a 404 there is never a session expiry.
@@ -1006,7 +1138,7 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 					if uncertainAttempt(last) && !cv.safeToRepeat(prev.tool()) {
 						prev.getRow().RetryUnsafe = true
 					}
-					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEnd, o.Time)
+					judgeRetryAfter(prev.getRow(), prev.retryAfterS, prev.lastEndAt(), o.Time)
 				} else {
 					// A log that wrote the frame first and the HTTP outcome
 					// of sending it later (VS Code): the same send.
@@ -1082,9 +1214,10 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 	if !fromServer && m.ID.Valid() && m.CallHash != 0 {
 		c.link(cv, ex, o, p)
 	}
-	ex.reqVersion = o.ProtocolVersion
-	if ex.reqVersion == "" {
-		ex.reqVersion = p.metaVersion
+	if v := o.ProtocolVersion; v != "" {
+		ex.setReqVersion(v)
+	} else {
+		ex.setReqVersion(p.metaVersion)
 	}
 	if m.Method == "initialize" && !fromServer {
 		// The Linker releases the held rows of this client's expired
@@ -1256,7 +1389,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.Stats.Exchanges++ // counted when judged: what a stop leaves open is rebuilt by the replay, not written
 	c.keepUnjudged(cv, ex)
 	r := ex.getRow()
-	version := ex.reqVersion
+	version := ex.reqVersion()
 	if version == "" {
 		version = cv.version()
 	}
@@ -1327,7 +1460,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	r.MatchHash, r.ConvKey = ex.paramsHash, cv.key
 	r.ServerStatuses = []int32{}
 	r.FailedHop = singleHop(r)
-	ex.outcome = v.Outcome
+	ex.setOutcome(v.Outcome)
 	if n := len(ex.attempts); n > 0 {
 		ex.uncertain = uncertainAttempt(&ex.attempts[n-1])
 	}
@@ -1340,7 +1473,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	c.diagnose(cv, ex, &v, version)
 	ex.endedAt = r.EndedAt
 	c.tellState(ex)
-	if r.SessionExpired && ex.chain == nil {
+	if r.SessionExpired && ex.chain() == nil {
 		// Held by the Linker until the log shows whether the client
 		// re-initialized.
 		c.emitRowOf(cv, ex, *r, true)
@@ -1352,7 +1485,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		cv.learnToolsOf(v.Judged)
 	}
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
-		ex.requestState = resultRequestState(v.Judged)
+		ex.morePart().requestState = resultRequestState(v.Judged)
 	}
 	if c.holdSameID(cv, ex) {
 		c.prune(cv) // written when no other attempt can come (ids.go)

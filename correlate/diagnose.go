@@ -39,12 +39,12 @@ const (
 
 // exDiag is what the diagnosis columns need of one exchange.
 type exDiag struct {
-	// Resumption.
-	eventIDs   []string  // SSE event ids its streams gave the client, newest last
-	cutAt      time.Time // end of its latest stream that ended without the response, while a reconnect is awaited
-	waiting    bool      // it waits for a reconnect (it is in its conversation's waiting list)
-	noLEID     bool      // a reconnect after a cut omitted Last-Event-ID
-	unreplayed bool      // a resumed stream ended without the response, and none brought it since
+	// Resumption: its SSE event ids and its latest cut, made with its
+	// first event id (an exDiag of 16 bytes, not 56: issue 11).
+	resume     *exResume
+	waiting    bool // it waits for a reconnect (it is in its conversation's waiting list)
+	noLEID     bool // a reconnect after a cut omitted Last-Event-ID
+	unreplayed bool // a resumed stream ended without the response, and none brought it since
 	// Side effects.
 	repeats bool // it repeats an earlier request of the same call (retry_of, duplicate_of)
 	prevRan bool // that earlier request ran, or may have run, on the server
@@ -80,7 +80,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 	if ex.fromServer || h == nil || h.Method != "POST" || len(ex.attempts) == 0 {
 		return
 	}
-	version := ex.reqVersion
+	version := ex.reqVersion()
 	if version == "" {
 		version = cv.version()
 	}
@@ -91,10 +91,10 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 	}
 	decides := attemptDecides(&ex.attempts[len(ex.attempts)-1], ex.id) || ex.response != nil
 	if decides || !h.SSE || (h.StreamEnd != schema.StreamReset && h.StreamEnd != schema.StreamTimeout) ||
-		len(ex.diag.eventIDs) == 0 || !resumable(o, version) {
+		len(ex.diag.eventIDs()) == 0 || !resumable(o, version) {
 		return
 	}
-	ex.diag.cutAt = o.EndOrStart()
+	ex.diag.setCutAt(o.EndOrStart())
 	ex.diag.waiting = true
 	cv.diag.waiting = append(cv.diag.waiting, ex)
 }
@@ -142,14 +142,53 @@ func answersAlive(o *schema.Observation, id schema.ID) bool {
 	return false
 }
 
+// exResume is what the resumption diagnosis keeps of an exchange whose
+// streams gave the client event ids.
+type exResume struct {
+	eventIDs []string  // SSE event ids its streams gave the client, newest last
+	id1      [1]string // where eventIDs starts: most streams give one id
+	// The end of its latest stream that ended without the response, while
+	// a reconnect is awaited (cutAt).
+	cutS int64
+	cutN int32
+}
+
+// eventIDs are the SSE event ids d's streams gave the client, newest
+// last.
+func (d *exDiag) eventIDs() []string {
+	if d.resume == nil {
+		return nil
+	}
+	return d.resume.eventIDs
+}
+
+// cutAt is the end of d's latest stream that ended without the response,
+// while a reconnect is awaited.
+func (d *exDiag) cutAt() time.Time {
+	if d.resume == nil {
+		return time.Time{}
+	}
+	return instantTime(d.resume.cutS, d.resume.cutN)
+}
+
+// setCutAt sets cutAt (only of an exchange with event ids).
+func (d *exDiag) setCutAt(t time.Time) {
+	d.resume.cutS, d.resume.cutN = toInstant(t)
+}
+
 func (d *exDiag) addEventID(id string) {
-	if slices.Contains(d.eventIDs, id) {
+	if d.resume == nil {
+		d.resume = &exResume{}
+		d.resume.eventIDs = d.resume.id1[:0]
+	}
+	r := d.resume
+	if slices.Contains(r.eventIDs, id) {
 		return
 	}
-	if len(d.eventIDs) == maxEventIDs {
-		d.eventIDs = append(d.eventIDs[:0], d.eventIDs[1:]...)
+	if len(r.eventIDs) == maxEventIDs {
+		r.eventIDs = append(r.eventIDs[:0], r.eventIDs[1:]...)
 	}
-	d.eventIDs = append(d.eventIDs, id)
+	r.eventIDs = append(r.eventIDs, id)
 }
 
 func (c *Correlator) stopWaiting(cv *conversation, ex *exchange) {
@@ -181,7 +220,7 @@ func (c *Correlator) noteGet(cv *conversation, o *schema.Observation) {
 			continue
 		}
 		d := &ex.diag
-		if o.Time.Before(d.cutAt) {
+		if o.Time.Before(d.cutAt()) {
 			keep = append(keep, ex) // a stream opened before the cut is not its reconnect
 			continue
 		}
@@ -190,7 +229,7 @@ func (c *Correlator) noteGet(cv *conversation, o *schema.Observation) {
 			d.noLEID = true
 			d.waiting = false
 			continue
-		case !slices.Contains(d.eventIDs, h.LastEventID):
+		case !slices.Contains(d.eventIDs(), h.LastEventID):
 			keep = append(keep, ex) // another stream's resumption
 			continue
 		}
@@ -203,7 +242,7 @@ func (c *Correlator) noteGet(cv *conversation, o *schema.Observation) {
 		if h.SSE && h.StreamLastEventID != "" {
 			d.addEventID(h.StreamLastEventID)
 		}
-		d.cutAt = o.EndOrStart()
+		d.setCutAt(o.EndOrStart())
 		keep = append(keep, ex) // the client may reconnect again
 	}
 	clear(cv.diag.waiting[len(keep):])

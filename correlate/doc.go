@@ -373,7 +373,7 @@
 // state is dropped, so memory holds the open conversations, not the input.
 // While a conversation is open it keeps, of a request once judged and
 // written, only what the requests after it are matched against (its ids,
-// hashes, outcome, times and a few flags, in a 96-byte summary, history.go;
+// hashes, outcome, times and a few flags, in an 80-byte summary, history.go;
 // never its exchange, row, body or messages), and only for its latest
 // Correlator.History judged requests
 // (DefaultHistory, 128; 16 times that in a conversation keyed by its

@@ -15,7 +15,7 @@ import (
 // While the request is open, and judged until its row has gone out, the
 // rem points to its exchange and everything is read from there. Once its
 // row is out (forgetLive) the rem keeps a summary of the few things later
-// requests consult (96 bytes: its id, hashes, times, outcome, the id of
+// requests consult (80 bytes: its id, hashes, times, outcome, the id of
 // its row) and lets go of the exchange, which is freed with its row
 // (issue 11: a judged exchange took some 400 bytes of the history, 256 of
 // them the exchange itself and 24 its exchange id).
@@ -23,10 +23,11 @@ type rem struct {
 	ex *exchange // the request until its row has gone out; nil after
 
 	// Set when the rem is made (attach): the exchange's, which never
-	// change.
+	// change. Its client instance is read with instOf: its exchange's,
+	// then its more's (0 unless the conversation is divided; a summary of
+	// 80 bytes, not 88, so 80 in memory rather than 96: issue 11).
 	paramsHash uint64
 	callHash   uint64
-	inst       int32
 	fromServer bool
 
 	// The summary, set by forget.
@@ -56,6 +57,7 @@ type remMore struct {
 	lastEnd      time.Time
 	requestState string
 	round        int32
+	inst         int32 // its client instance, when not 0
 	chain        *chain
 	times        *[2]time.Time // started, ended: set when a stamp cannot hold one
 	exID         string        // set when the exchange id is not 24 hex digits
@@ -73,7 +75,7 @@ var checkRem bool
 // remOf is the rem of an exchange still live, made when first needed.
 func (ex *exchange) remOf() *rem {
 	if ex.rem == nil {
-		ex.rem = &rem{ex: ex, paramsHash: ex.paramsHash, callHash: ex.callHash, inst: ex.inst, fromServer: ex.fromServer}
+		ex.rem = &rem{ex: ex, paramsHash: ex.paramsHash, callHash: ex.callHash, fromServer: ex.fromServer}
 	}
 	return ex.rem
 }
@@ -88,16 +90,16 @@ func (x *rem) forget(ex *exchange) {
 	if ex.uncertain {
 		x.flags |= remUncertain
 	}
-	if isSuccess(ex.outcome) {
+	if isSuccess(ex.outcome()) {
 		x.flags |= remSuccess
 	}
-	if ex.outcome == classify.InputRequired {
+	if ex.outcome() == classify.InputRequired {
 		x.flags |= remInputRequired
 	}
 	switch {
-	case ex.reqVersion == "":
+	case ex.reqVersion() == "":
 		x.unique = 0
-	case idsUniquePerSession(ex.reqVersion):
+	case idsUniquePerSession(ex.reqVersion()):
 		x.unique = 1
 	default:
 		x.unique = -1
@@ -106,7 +108,7 @@ func (x *rem) forget(ex *exchange) {
 	x.idType, x.idKey = k.t, k.text
 	var m remMore
 	if ex.retryAfterS != 0 {
-		m.retryAfterS, m.lastEnd = ex.retryAfterS, ex.lastEnd
+		m.retryAfterS, m.lastEnd = ex.retryAfterS, ex.lastEndAt()
 	}
 	if n, err := hex.Decode(x.exID[:], []byte(ex.exID)); err != nil || n != len(x.exID) || len(ex.exID) != 2*len(x.exID) || hex.EncodeToString(x.exID[:]) != ex.exID {
 		m.exID = ex.exID
@@ -121,8 +123,9 @@ func (x *rem) forget(ex *exchange) {
 		m.times = &[2]time.Time{ex.startedAt, ex.endedAt}
 	}
 	if x.flags&remInputRequired != 0 {
-		m.requestState, m.round, m.chain = ex.requestState, ex.round, ex.chain
+		m.requestState, m.round, m.chain = ex.requestState(), ex.round(), ex.chain()
 	}
+	m.inst = ex.inst
 	if m != (remMore{}) {
 		x.more = &m
 	}
@@ -147,15 +150,15 @@ func (x *rem) check(ex *exchange) {
 			panic("correlate: a summary's protocol version is not its exchange's")
 		}
 	}
-	if ex.retryAfterS != 0 && (!s.lastEndAt().Equal(ex.lastEnd) || s.lastEndAt().IsZero() != ex.lastEnd.IsZero()) {
+	if ex.retryAfterS != 0 && (!s.lastEndAt().Equal(ex.lastEndAt()) || s.lastEndAt().IsZero() != ex.lastEndAt().IsZero()) {
 		panic("correlate: a summary's Retry-After attempt end is not its exchange's")
 	}
 	if !s.final() || !ex.final || !s.startedAt().Equal(ex.startedAt) || !s.endedAt().Equal(ex.endedAt) ||
 		s.startedAt().IsZero() != ex.startedAt.IsZero() || s.endedAt().IsZero() != ex.endedAt.IsZero() ||
 		s.exIDText() != ex.exID || f1 != f2 || u1 != u2 || s.ranSoFar() != ex.ranSoFar() ||
 		math.Float64bits(s.retryAfter()) != math.Float64bits(ex.retryAfterS) || s.key() != keyOf(ex.id) || s.paramsHash != ex.paramsHash || s.callHash != ex.callHash ||
-		s.inst != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome == classify.InputRequired) ||
-		(s.isInputRequired() && (s.requestState() != ex.requestState || s.round() != ex.round || s.chain() != ex.chain)) {
+		s.instOf() != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome() == classify.InputRequired) ||
+		(s.isInputRequired() && (s.requestState() != ex.requestState() || s.round() != ex.round() || s.chain() != ex.chain())) {
 		panic("correlate: a summary does not read back as its exchange")
 	}
 }
@@ -187,6 +190,18 @@ func (s stamp) time() time.Time {
 
 // The accessors read the exchange while there is one, else the summary.
 
+// instOf is the client instance that sent it (0 where conversations are
+// not divided).
+func (x *rem) instOf() int32 {
+	switch {
+	case x.ex != nil:
+		return x.ex.inst
+	case x.more != nil:
+		return x.more.inst
+	}
+	return 0
+}
+
 func (x *rem) final() bool { return x.ex == nil || x.ex.final }
 
 func (x *rem) startedAt() time.Time {
@@ -215,7 +230,7 @@ func (x *rem) endedAt() time.Time {
 func (x *rem) lastEndAt() time.Time {
 	switch {
 	case x.ex != nil:
-		return x.ex.lastEnd
+		return x.ex.lastEndAt()
 	case x.more != nil:
 		return x.more.lastEnd
 	}
@@ -281,7 +296,7 @@ func (x *rem) idsUnique(cv *conversation) bool {
 
 func (x *rem) isInputRequired() bool {
 	if x.ex != nil {
-		return x.ex.final && x.ex.outcome == classify.InputRequired
+		return x.ex.final && x.ex.outcome() == classify.InputRequired
 	}
 	return x.flags&remInputRequired != 0
 }
@@ -290,21 +305,21 @@ func (x *rem) isInputRequired() bool {
 
 func (x *rem) requestState() string {
 	if x.ex != nil {
-		return x.ex.requestState
+		return x.ex.requestState()
 	}
 	return x.more.requestState
 }
 
 func (x *rem) round() int32 {
 	if x.ex != nil {
-		return x.ex.round
+		return x.ex.round()
 	}
 	return x.more.round
 }
 
 func (x *rem) chain() *chain {
 	if x.ex != nil {
-		return x.ex.chain
+		return x.ex.chain()
 	}
 	return x.more.chain
 }

@@ -74,7 +74,7 @@ func isHandshake(method string) bool { return method == "initialize" || method =
 // instance.
 func latestIn(list []*rem, fromServer bool, inst int32) *rem {
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer && list[i].inst == inst {
+		if list[i].fromServer == fromServer && list[i].instOf() == inst {
 			return list[i]
 		}
 	}
@@ -121,7 +121,7 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 			fresh = !isInt || !in.hasHi || id <= in.hi
 		case isInt && in.hasHi && id < in.hi && in.hiAt.Before(o.Time):
 			fresh = !slices.ContainsFunc(list, func(x *rem) bool {
-				return !x.fromServer && x.inst == in.n && x.inFlight(cv)
+				return !x.fromServer && x.instOf() == in.n && x.inFlight(cv)
 			})
 		}
 		if fresh {
@@ -138,8 +138,8 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 
 // versionOf is the protocol version an exchange was sent under.
 func (ex *exchange) versionOf(cv *conversation) string {
-	if ex.reqVersion != "" {
-		return ex.reqVersion
+	if v := ex.reqVersion(); v != "" {
+		return v
 	}
 	return cv.version()
 }
@@ -199,13 +199,13 @@ func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Obse
 	}
 	start, end := o.Time, o.EndOrStart()
 	return slices.ContainsFunc(list, func(x *rem) bool {
-		if x.fromServer != fromServer || x.inst != inst || x.paramsHash == m.ParamsHash {
+		if x.fromServer != fromServer || x.instOf() != inst || x.paramsHash == m.ParamsHash {
 			return false
 		}
 		exEnd, open := x.endedAt(), false
 		if !x.final() {
 			if open = x.ex.inFlight(cv); !open {
-				exEnd = x.ex.lastEnd
+				exEnd = x.ex.lastEndAt()
 			}
 		}
 		exStart := x.startedAt()
@@ -255,7 +255,7 @@ func (c *Correlator) keepUnjudged(cv *conversation, ex *exchange) {
 // holdSameID holds a judged exchange (finish calls it instead of writing
 // the row) when it may still get another attempt of its id.
 func (c *Correlator) holdSameID(cv *conversation, ex *exchange) bool {
-	if ex.holdRO().unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain != nil || ex.getRow().SessionExpired {
+	if ex.holdRO().unjudged == nil || !c.mayHoldSameID(cv, ex) || ex.chain() != nil || ex.getRow().SessionExpired {
 		if ex.holdPart != nil {
 			ex.holdPart.unjudged = nil
 		}
@@ -444,7 +444,7 @@ const basisNextInstance = "same_call_next_instance"
 // separate run that the log does not relate) are not linked, nor is the
 // handshake itself (it is what says the client started again).
 func laterInstance(p *linkEx, cv *linkConv, ev *linkEvent) bool {
-	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.state.client, ev.conv.client) &&
+	return cv.fresh && !ev.opens && p.conv != cv && p.conv.session == "" && ev.session == "" && sameClient(p.conv.client, ev.conv.client) &&
 		p.target == ev.target && !cv.firstStartAt().Before(p.conv.lastStartAt()) && ev.time.Sub(p.startedAt()) <= RetryWindow
 }
 

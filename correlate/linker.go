@@ -69,13 +69,19 @@ type exRef struct {
 type exState struct {
 	final, failed, uncertain bool
 	ran                      bool // it ran, or may have run, on the server
-	retryAfterS              float64
-	lastEnd                  time.Time
+	// When its last attempt ended, as an instant (lastEnd): 24 bytes in
+	// all rather than 40 (every open exchange keeps the state it told).
+	lastEndN    int32
+	retryAfterS float64
+	lastEndS    int64
 }
+
+// lastEnd is when its last attempt ended.
+func (s exState) lastEnd() time.Time { return instantTime(s.lastEndS, s.lastEndN) }
 
 func (ex *exchange) state() exState {
 	failed, uncertain := ex.failedSoFar()
-	return exState{final: ex.final, failed: failed, uncertain: uncertain, ran: ex.ranSoFar(), retryAfterS: ex.retryAfterS, lastEnd: ex.lastEnd}
+	return exState{final: ex.final, failed: failed, uncertain: uncertain, ran: ex.ranSoFar(), retryAfterS: ex.retryAfterS, lastEndS: ex.lastEndS, lastEndN: ex.lastEndN}
 }
 
 // linkEvent is the payload of the events.
@@ -93,6 +99,12 @@ type linkEvent struct {
 	client     string    // init: the clientInfo name
 	conv       convState // attach, conv
 	state      exState   // attach, state
+	// attach, state: the Linker's record of the request, made by the
+	// correlator (empty) when it tells the attach and filled by the
+	// Linker: the request's state changes find it without a map of the
+	// open requests by exRef (issue 11). Only the Linker reads or writes
+	// what it points to.
+	lx *linkEx
 	// attach: look for the call in the client's previous session; the
 	// request is not already a repeat of the same id; a person sent it;
 	// its tool is not safe to repeat.
@@ -142,7 +154,8 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	cv.linked, ex.linked = true, true
 	cv.setTold(cv.expired, cv.client)
 	ex.told = ex.state()
-	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
+	ex.lx = &linkEx{}
+	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{lx: ex.lx, log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
 		time: ex.startedAt, session: cv.session(), target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told(), state: ex.told, lookup: lookup,
 		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.tool())})})
 }
@@ -155,7 +168,7 @@ func (c *Correlator) tellState(ex *exchange) {
 	}
 	if st := ex.state(); st != ex.told {
 		ex.told = st
-		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{state: st})})
+		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{state: st, lx: ex.lx})})
 	}
 }
 
@@ -209,7 +222,6 @@ type Linker struct {
 	emit    func(Row)
 	logs    map[logKey]*linkLog
 	convs   map[int64]*linkConv // conversations still open
-	exs     map[exRef]*linkEx   // remembered requests not yet final
 	decided map[exRef]*decision // links made, waiting for their row
 	held    []heldRow           // rows of expired sessions, in arrival order
 	expired []*linkConv         // expired conversations whose requests a next session may still repeat
@@ -233,8 +245,8 @@ const initHistory = 8
 type linkConv struct {
 	id      int64
 	session string
-	state   convState
-	log     *logKey // its log's key (linkLog.key): a conversation of 96 bytes, not 160
+	client  string  // its state's client (convState, read with expired through state)
+	log     *logKey // its log's key (linkLog.key): a conversation of 80 bytes, not 160
 	// When its latest and its first remembered request started
 	// (lastStartAt, firstStartAt): stamps, or in wide when a stamp cannot
 	// hold one.
@@ -242,7 +254,10 @@ type linkConv struct {
 	wide                  *[2]time.Time
 	repeatable            bool // in Linker.earlier
 	fresh                 bool // its first remembered request was a handshake
+	expired               bool // its state's expiry
 }
+
+func (cv *linkConv) setState(st convState) { cv.expired, cv.client = st.expired, st.client }
 
 func (cv *linkConv) lastStartAt() time.Time {
 	if cv.wide != nil {
@@ -287,8 +302,14 @@ func (x *linkEx) startedAt() time.Time {
 	return x.started.time()
 }
 
+// newLinkEx fills the record the correlator made for the request (ev.lx),
+// or a new one.
 func newLinkEx(cv *linkConv, ev *linkEvent) *linkEx {
-	x := &linkEx{conv: cv, exID: ev.exID, state: ev.state, target: ev.target}
+	x := ev.lx
+	if x == nil {
+		x = &linkEx{}
+	}
+	*x = linkEx{conv: cv, exID: ev.exID, state: ev.state, target: ev.target}
 	s, ok := toStamp(ev.time)
 	if ok {
 		x.started = s
@@ -314,7 +335,7 @@ type decision struct {
 
 // NewLinker returns a Linker that hands every final row to emit.
 func NewLinker(emit func(Row)) *Linker {
-	return &Linker{emit: emit, logs: map[logKey]*linkLog{}, convs: map[int64]*linkConv{}, exs: map[exRef]*linkEx{}, decided: map[exRef]*decision{}}
+	return &Linker{emit: emit, logs: map[logKey]*linkLog{}, convs: map[int64]*linkConv{}, decided: map[exRef]*decision{}}
 }
 
 func (l *Linker) log(k logKey) *linkLog {
@@ -332,19 +353,18 @@ func (l *Linker) Add(it Item) {
 	case itemAttach:
 		l.attach(&it)
 	case itemState:
-		if x := l.exs[it.ref]; x != nil {
+		// A request's record takes its state changes until it is final
+		// (its attach's state is never final).
+		if x := it.ev.lx; x != nil && x.conv != nil && !x.state.final {
 			x.state = it.ev.state
 			l.noteFailed(x)
-			if x.state.final {
-				delete(l.exs, it.ref)
-			}
 		}
 	case itemConv:
 		if cv := l.convs[it.conv]; cv != nil {
-			if it.ev.conv.expired && !cv.state.expired {
+			if it.ev.conv.expired && !cv.expired {
 				l.expired = append(l.expired, cv)
 			}
-			cv.state = it.ev.conv
+			cv.setState(it.ev.conv)
 		}
 	case itemConvEnd:
 		delete(l.convs, it.conv)
@@ -394,18 +414,18 @@ func (l *Linker) attach(it *Item) {
 		cv.setStarts(time.Time{}, ev.time)
 		l.convs[it.conv] = cv
 	}
-	if ev.conv.expired && !cv.state.expired {
+	if ev.conv.expired && !cv.expired {
 		l.expired = append(l.expired, cv)
 	}
-	cv.state = ev.conv
+	cv.setState(ev.conv)
 	if ev.time.After(cv.lastStartAt()) {
 		cv.setStarts(ev.time, cv.firstStartAt())
 	}
 	var prev *linkEx
 	nextInstance := false
 	if ev.lookup {
-		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && ev.session != "" && p.conv.state.expired &&
-			sameClient(p.conv.state.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt()) && ev.time.Sub(p.startedAt()) <= NextSessionWindow {
+		if p := lg.recent[ev.callHash]; p != nil && p.conv != cv && p.conv.session != "" && ev.session != "" && p.conv.expired &&
+			sameClient(p.conv.client, ev.conv.client) && lg.initAfter(ev.conv.client, p.startedAt()) && ev.time.Sub(p.startedAt()) <= NextSessionWindow {
 			prev = p
 		} else if p != nil && laterInstance(p, cv, ev) {
 			prev, nextInstance = p, true
@@ -414,9 +434,6 @@ func (l *Linker) attach(it *Item) {
 	x := newLinkEx(cv, ev)
 	lg.remember(ev.callHash, x)
 	l.noteFailed(x)
-	if !x.state.final {
-		l.exs[it.ref] = x
-	}
 	if prev == nil || !ev.originNone || ev.time.Sub(prev.startedAt()) > RetryWindow {
 		return
 	}
@@ -426,7 +443,7 @@ func (l *Linker) attach(it *Item) {
 	}
 	open := !st.final && !st.failed
 	d := &decision{origin: schema.TriggerApplication, retryOf: prev.exID, basis: "same_call_next_session",
-		unsafe: (st.uncertain || open) && ev.unsafeTool, dup: st.ran && ev.unsafeTool, retryAfterS: st.retryAfterS, prevEnd: st.lastEnd, at: ev.time}
+		unsafe: (st.uncertain || open) && ev.unsafeTool, dup: st.ran && ev.unsafeTool, retryAfterS: st.retryAfterS, prevEnd: st.lastEnd(), at: ev.time}
 	if ev.manual {
 		d.origin = schema.TriggerManual
 	}

@@ -144,7 +144,8 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		state := params.requestState
 		if prev.isInputRequired() && (prev.ex == nil || prev.ex.cv == cv) && (prev.requestState() == "" || prev.requestState() == state) {
 			round := max(prev.round(), 1) + 1
-			ex.round, ex.chain = round, prev.chain()
+			m := ex.morePart()
+			m.round, m.chain = round, prev.chain()
 			r.Continues, r.MRTRRound = schema.Str(prev.exIDText()), &round
 			return
 		}
@@ -169,7 +170,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if !failed && prev.final() {
 		return // a new call that happens to repeat an earlier success
 	}
-	if prev.inst != ex.inst && isHandshake(ex.method) {
+	if prev.instOf() != ex.inst && isHandshake(ex.method) {
 		return // the handshake that says the client started again (ids.go)
 	}
 	open := !prev.final() && !failed
@@ -183,7 +184,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if open {
 		r.RetryBasis = schema.Str("same_call_while_open")
 	}
-	if prev.inst != ex.inst {
+	if prev.instOf() != ex.inst {
 		r.RetryBasis = schema.Str(basisNextInstance) // the client started again (ids.go)
 	}
 	if (uncertain || open) && !cv.safeToRepeat(ex.tool()) {
@@ -196,29 +197,30 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 // chain until its last round, so every row of the chain gets chain_outcome.
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 	row := *ex.getRow()
-	if ex.outcome == classify.InputRequired {
-		if ex.round == 0 {
-			ex.round = 1
+	if ex.outcome() == classify.InputRequired {
+		m := ex.morePart()
+		if m.round == 0 {
+			m.round = 1
 		}
-		round := ex.round
+		round := m.round
 		row.MRTRRound = &round
-		if ex.chain == nil {
-			ex.chain = &chain{}
+		if m.chain == nil {
+			m.chain = &chain{}
 			r := cv.more()
-			r.held = append(r.held, ex.chain)
+			r.held = append(r.held, m.chain)
 		}
-		ex.chain.rows = append(ex.chain.rows, row)
-		ex.chain.refs = append(ex.chain.refs, ex.ref)
+		m.chain.rows = append(m.chain.rows, row)
+		m.chain.refs = append(m.chain.refs, ex.ref)
 		return
 	}
-	if ex.chain == nil {
+	ch := ex.chain()
+	if ch == nil {
 		c.emitRowOf(cv, ex, row, false)
 		return
 	}
-	ch := ex.chain
 	ch.rows = append(ch.rows, row)
 	ch.refs = append(ch.refs, ex.ref)
-	c.releaseChain(cv, ch, ex.outcome)
+	c.releaseChain(cv, ch, ex.outcome())
 	for i, h := range cv.ro().held {
 		if h == ch {
 			cv.rare.held = append(cv.rare.held[:i], cv.rare.held[i+1:]...)
@@ -243,7 +245,7 @@ func (c *Correlator) releaseChain(cv *conversation, ch *chain, outcome string) {
 // uncertain.
 func (ex *exchange) failedSoFar() (failed, uncertain bool) {
 	if ex.final {
-		failed = !isSuccess(ex.outcome) && ex.outcome != classify.InputRequired
+		failed = !isSuccess(ex.outcome()) && ex.outcome() != classify.InputRequired
 		return failed, ex.uncertain
 	}
 	if n := len(ex.attempts); n > 0 {

@@ -49,8 +49,8 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	}
 	x := ex.rem
 	ex.exLive = nil // its id, method and version are its own already (own)
-	if ex.requestState != "" {
-		ex.requestState = strings.Clone(ex.requestState)
+	if m := ex.more; m != nil && m.requestState != "" {
+		m.requestState = strings.Clone(m.requestState)
 	}
 	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
@@ -146,7 +146,9 @@ func (cv *conversation) own(ex *exchange, nm *names) {
 	if r.JSONRPCID != nil {
 		*r.JSONRPCID = ex.id.Text
 	}
-	ex.reqVersion = internVersion(ex.reqVersion)
+	if ex.verCode == oddText {
+		ex.more.version = strings.Clone(ex.more.version)
+	}
 	if r.ToolName != nil {
 		*r.ToolName = nm.intern(*r.ToolName)
 	}
@@ -340,25 +342,6 @@ var knownMethods = []string{
 	"prompts/get", "prompts/list", "ping", "completion/complete", "logging/setLevel", "resources/subscribe",
 	"resources/unsubscribe", "sampling/createMessage", "elicitation/create", "roots/list", "server/discover",
 	"tasks/get", "tasks/list", "tasks/result", "tasks/cancel",
-}
-
-// internVersion does the same for protocol versions.
-func internVersion(v string) string {
-	switch v {
-	case "":
-		return ""
-	case "2024-11-05":
-		return "2024-11-05"
-	case "2025-03-26":
-		return "2025-03-26"
-	case "2025-06-18":
-		return "2025-06-18"
-	case "2025-11-25":
-		return "2025-11-25"
-	case "2026-07-28":
-		return "2026-07-28"
-	}
-	return strings.Clone(v)
 }
 
 // idIndex holds a conversation's requests by id; callIndex its latest
