@@ -434,25 +434,17 @@ func escapesFollowed(s string, i int, m uint64, next *int) bool {
 
 // escapeFollowed: the escape at s[j] (a backslash, with a letter after
 // it) is one plainLiteral follows as plainWhole reads it: a short escape
-// (jsonstr.ShortEscape, by shortEscapes), and no quote after "validating "
+// (jsonstr.ShortEscape, by its table jsonstr.ShortEscapes), and no quote after "validating "
 // (whose last byte, a space, is looked at first).
 func escapeFollowed(s string, j int) bool {
 	e := s[j+1]
-	return shortEscapes[e] && (e != '"' || j < len(quotedNeedle) || s[j-1] != ' ' || !quotedAfter(s, j))
+	return jsonstr.ShortEscapes[e] != 0 && (e != '"' || j < len(quotedNeedle) || s[j-1] != ' ' || !quotedAfter(s, j))
 }
 
 // quotedAfter: s[:j] ends with quotedNeedle (ASCII letters in any case).
 func quotedAfter(s string, j int) bool {
 	return equalLower(s[j-len(quotedNeedle):j], quotedNeedle)
 }
-
-// shortEscapes marks the letters of the escapes jsonstr.ShortEscape reads.
-var shortEscapes = func() (t [256]bool) {
-	for c := range t {
-		_, t[c] = jsonstr.ShortEscape(byte(c))
-	}
-	return t
-}()
 
 // quotedNeedle is the needle "validating \"" without its quote: the one
 // needle with a byte that is escaped in a literal (checked by init).

@@ -144,8 +144,10 @@ func (s *scanner) str() bool {
 // escapes says what follows a backslash: a one-character escape, a \u
 // escape, or nothing JSON allows (0).
 var escapes = func() (t [256]uint8) {
-	for _, c := range `"\\/bfnrt` {
-		t[c] = escShort
+	for c, e := range jsonstr.ShortEscapes {
+		if e != 0 {
+			t[c] = escShort
+		}
 	}
 	t['u'] = escU
 	return t

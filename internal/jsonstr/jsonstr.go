@@ -85,7 +85,7 @@ func UnescapeSome(dst, lit []byte, max int) (written, read int) {
 		}
 		// lit[i] is a backslash.
 		if i+1 < len(lit) {
-			if c := shortEscapes[lit[i+1]]; c != 0 {
+			if c := ShortEscapes[lit[i+1]]; c != 0 {
 				dst[j] = c
 				i, j = i+2, j+1
 				continue
@@ -105,8 +105,9 @@ func word(p unsafe.Pointer, i int) []byte {
 	return unsafe.Slice((*byte)(unsafe.Add(p, i)), 8)
 }
 
-// shortEscapes is ShortEscape as a table: 0 where it is not ok.
-var shortEscapes = func() (t [256]byte) {
+// ShortEscapes is ShortEscape as a table: the byte an escape stands for,
+// given the character after the backslash; 0 where ShortEscape is not ok.
+var ShortEscapes = func() (t [256]byte) {
 	for c := range t {
 		t[c], _ = ShortEscape(byte(c))
 	}
