@@ -14,23 +14,29 @@ import (
 // buffers, some 100 to 150 MB), but a run that keeps much open (200,000
 // conversations that never end) peaks at twice its state. heapPacer keeps
 // GOGC=100 up to paceFloor of live heap; above it the heap goal is the
-// larger of 2*paceFloor (what the floor itself allows) and the live heap
-// plus a quarter (GOGC=25 from about 410 MiB live): at 400 MiB live the goal
-// is 512 MiB rather than 800, at 700 MiB 875 rather than 1,400. The goal
-// never falls as the live heap grows, so a run just over the floor collects
-// no more often than one just under it. Below the floor nothing changes,
-// so a run that keeps little live pays no extra collection; one that keeps
-// much collects about four times as often per byte allocated.
+// larger of 1.5*paceFloor (384 MiB: the soft limit's own heap budget at the
+// floor, so the budget does not jump as the live heap crosses it) and the
+// live heap plus a quarter (GOGC=25 from about 307 MiB live): at 400 MiB
+// live the goal is 500 MiB rather than 800, at 700 MiB 875 rather than
+// 1,400. The goal never falls as the live heap grows. Below the floor
+// nothing changes, so a run that keeps little live pays no extra
+// collection; one that keeps much collects about four times as often per
+// byte allocated.
 //
 // Unless -memory-limit, GOMEMLIMIT or GOGC says otherwise, the pacer also
 // sets a soft memory limit (debug.SetMemoryLimit) that rises with the live
 // heap (softLimit): softFloor while at most about 140 MB is live, which is
 // what keeps a long wire log within 256 MiB of RSS (the heap is held near
-// the limit and what it frees is returned to the system), then half as
-// much again as the live heap, and above paceFloor the pacer's heap goal,
-// each with some more for what is not heap, so that a run that keeps
-// much live (400 MB and more) is paced by GOGC and never collects without
-// end against a limit below what it needs.
+// the limit and what it frees is returned to the system), then a heap
+// budget of half as much again as the live heap, and above paceFloor the
+// pacer's heap goal; each with a sixteenth more for what is not heap. The
+// limit is continuous in the live heap and always leaves at least a
+// quarter of it to allocate, so a run that keeps much live (300 MB and
+// more) is paced by GOGC and never collects without end against a limit
+// below what it needs, and what the heap frees is handed back to the
+// system as it goes (a limit far above the goal let freed pages stay
+// resident: 200,000 open conversations peaked some 100 MiB above the
+// heap goal).
 
 // paceFloor is the live heap up to which the collector keeps its default
 // headroom (GOGC=100).
@@ -38,12 +44,13 @@ const paceFloor = 256 << 20
 
 // pacePercent is the GOGC for a live heap of live bytes: 100 up to
 // paceFloor, then the least whole percent that makes the heap goal at
-// least max(2*paceFloor, live + live/4) (heapGoal).
+// least max(paceFloor + paceFloor/2, live + live/4) (heapGoal).
 func pacePercent(live uint64) int {
 	if live <= paceFloor {
 		return 100
 	}
-	headroom := max(live/4, 2*paceFloor-min(live, 2*paceFloor))
+	const atFloor = paceFloor + paceFloor/2
+	headroom := max(live/4, atFloor-min(live, atFloor))
 	return int((headroom*100 + live - 1) / live)
 }
 
@@ -57,23 +64,24 @@ func heapGoal(live uint64) uint64 {
 const softFloor = 224 << 20
 
 // softLimit is the soft memory limit for a live heap of live bytes:
-// softFloor, or, once more is live (about 140 MB), half as much again as
-// live plus a sixteenth for stacks, the collector's own memory and
-// fragmentation; above paceFloor live, the pacer's own heap goal
-// (heapGoal) plus a quarter, so that the pacer, not the limit, decides. It is never below the pacer's heap goal, and it
-// always leaves a third of the live heap or more to allocate between
-// collections. Measured on genlog's wire logs, 2 cores: a 1 GiB log keeps
-// up to about 120 MB live and peaks at about 233 MiB of RSS; a 4 GiB log
-// keeps up to about 160 MB live and peaks at 236 MiB (with an eighth
-// instead of a sixteenth, 247 MiB, for 1.04 times the CPU of this; holding
-// the limit at 230 MiB cost more CPU in a run on a busy machine).
+// softFloor, or, once more is live (about 140 MB), a heap budget of half as
+// much again as live; above paceFloor live, the pacer's own heap goal
+// (heapGoal); each plus a sixteenth for stacks, the collector's own memory
+// and fragmentation. The two budgets meet at paceFloor (384 MiB), so the
+// limit never jumps; above the floor it is never below the pacer's heap
+// goal, and it always leaves a quarter of the live heap or more to
+// allocate between collections. Measured on genlog's wire logs, 2
+// cores: a 1 GiB log keeps up to about 120 MB live and peaks at about 233
+// MiB of RSS; a 4 GiB log keeps up to about 160 MB live and peaks at 236
+// MiB (with an eighth instead of a sixteenth, 247 MiB, for 1.04 times the
+// CPU of this; holding the limit at 230 MiB cost more CPU in a run on a
+// busy machine).
 func softLimit(live uint64) int64 {
+	budget := live + live/2
 	if live > paceFloor {
-		goal := heapGoal(live)
-		return int64(goal + goal/4)
+		budget = heapGoal(live)
 	}
-	goal := live + live/2
-	return max(int64(softFloor), int64(goal+goal/16))
+	return max(int64(softFloor), int64(budget+budget/16))
 }
 
 // heapPacer sets GOGC (pacePercent), and the soft memory limit when it

@@ -16,10 +16,9 @@ func gogc() int {
 }
 
 // TestPacePercent: GOGC stays 100 up to the floor of live heap; above it
-// the heap goal is max(2*paceFloor, live + live/4) (to the next whole
-// percent), so the headroom is a quarter of the live heap from about 410
-// MiB, and a live heap just over the floor is not collected more often
-// than one just under it.
+// the heap goal is max(1.5*paceFloor, live + live/4) (to the next whole
+// percent), so the headroom is a quarter of the live heap from about 307
+// MiB, and the goal never falls as the live heap grows.
 func TestPacePercent(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
@@ -28,9 +27,11 @@ func TestPacePercent(t *testing.T) {
 		{0, 100},
 		{100 << 20, 100},
 		{paceFloor, 100},
-		{paceFloor + 1, 100},
-		{384 << 20, 34},
-		{410 << 20, 25},
+		{paceFloor + 1, 50},
+		{300 << 20, 28},
+		{307 << 20, 26},
+		{320 << 20, 25},
+		{384 << 20, 25},
 		{512 << 20, 25},
 		{700 << 20, 25},
 		{4 << 30, 25},
@@ -39,11 +40,17 @@ func TestPacePercent(t *testing.T) {
 			t.Errorf("pacePercent(%d MiB) = %d, want %d", c.live>>20, got, c.want)
 		}
 	}
+	last := uint64(0)
 	for live := uint64(paceFloor) + 1; live < 8<<30; live += 1<<20 + 1 {
-		want := max(2*paceFloor, live+live/4)
-		if goal := heapGoal(live); goal < want || goal > want+live/100+1 {
+		want := max(paceFloor+paceFloor/2, live+live/4)
+		goal := heapGoal(live)
+		if goal < want || goal > want+live/100+1 {
 			t.Fatalf("heapGoal(%d MiB) = %d MiB, want %d MiB to 1%% of the live heap more", live>>20, goal>>20, want>>20)
 		}
+		if goal+live/100 < last {
+			t.Fatalf("heapGoal(%d MiB) = %d MiB, below %d MiB for a smaller live heap", live>>20, goal>>20, last>>20)
+		}
+		last = goal
 	}
 }
 

@@ -18,9 +18,11 @@ import (
 )
 
 // TestSoftLimit: the default soft limit is softFloor while little is live,
-// then half as much again as the live heap plus a sixteenth, and above
-// paceFloor the pacer's goal plus a quarter; it always leaves a third of the live heap to
-// allocate, and is never below the pacer's heap goal.
+// then a heap budget of half as much again as the live heap, and above
+// paceFloor the pacer's goal, each plus a sixteenth; the two budgets meet at
+// the floor, so the limit never falls and never jumps as the live heap
+// grows; it always leaves a quarter of the live heap to allocate, and
+// above the floor it is never below the pacer's heap goal.
 func TestSoftLimit(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
@@ -32,22 +34,30 @@ func TestSoftLimit(t *testing.T) {
 		{160 << 20, 240 << 20 * 17 / 16},
 		{200 << 20, 300 << 20 * 17 / 16},
 		{paceFloor, 384 << 20 * 17 / 16},
-		{320 << 20, 2 * paceFloor * 5 / 4},
-		{512 << 20, 640 << 20 * 5 / 4},
-		{4 << 30, 5 << 30 * 5 / 4},
+		{300 << 20, 384 << 20 * 17 / 16},
+		{320 << 20, 400 << 20 * 17 / 16},
+		{512 << 20, 640 << 20 * 17 / 16},
+		{4 << 30, 5 << 30 * 17 / 16},
 	} {
 		if got := softLimit(c.live); got != c.want {
 			t.Errorf("softLimit(%d MiB) = %d MiB, want %d MiB", c.live>>20, got>>20, c.want>>20)
 		}
 	}
-	for live := uint64(0); live < 8<<30; live += 3 << 20 {
+	const step = 3 << 20
+	last := softLimit(0)
+	for live := uint64(0); live < 8<<30; live += step {
 		l := softLimit(live)
-		if l < int64(live+live/3) {
-			t.Fatalf("softLimit(%d MiB) = %d MiB: less than a third of the live heap to allocate", live>>20, l>>20)
+		if l < int64(live+live/4) {
+			t.Fatalf("softLimit(%d MiB) = %d MiB: less than a quarter of the live heap to allocate", live>>20, l>>20)
 		}
 		if goal := heapGoal(live); live > paceFloor && l < int64(goal) {
 			t.Fatalf("softLimit(%d MiB) = %d MiB: below the pacer's heap goal %d MiB", live>>20, l>>20, goal>>20)
 		}
+		// Within 1% of the live heap: heapGoal rounds GOGC up to a whole percent.
+		if l+int64(live/100) < last || l > last+2*step+int64(live/50) {
+			t.Fatalf("softLimit(%d MiB) = %d MiB after %d MiB %d MiB before: it falls or jumps", live>>20, l>>20, last>>20, step>>20)
+		}
+		last = l
 	}
 }
 
