@@ -209,12 +209,13 @@ type idKey struct {
 func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 
 type conversation struct {
-	key      string
-	byID     idIndex                // every exchange of the conversation by request id, oldest first
+	key string
+	// Its requests by id, oldest first, and its latest client request per
+	// call hash (index.go).
+	idx      remIndex
 	client   *schema.Implementation // shared among the correlator's conversations (impls); never nil
 	server   *schema.Implementation // the same
 	openList []*exchange            // exchanges not yet final, plus finished ones not yet pruned
-	calls    callIndex              // the latest client request per call hash
 	diag     convDiag               // what the diagnosis columns need (diagnose.go)
 	first    int64                  // Seq of its first observation: its id in order keys and link events
 	log0     *logKey                // the log of its first observation (lin), shared with the correlator's byLog
@@ -1117,7 +1118,8 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 // attach finds the exchange a request belongs to, or starts one.
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
-	list := cv.byID.get(k)
+	var buf [8]*rem
+	list := cv.idx.ids(k, buf[:0])
 	inst := c.instanceOf(cv, o, m, fromServer, list)
 	prevRem := latestIn(list, fromServer, inst)
 	if prevRem != nil && prevRem.ex != nil {
@@ -1305,7 +1307,8 @@ func exchangeID(pos schema.Position, m *schema.Message, scratch []byte) (string,
 // whose request has not been seen yet is parked until it appears.
 func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) pairing {
 	k := keyOf(m.ID)
-	list := cv.byID.get(k)
+	var buf [8]*rem
+	list := cv.idx.ids(k, buf[:0])
 	seen := false
 	for i := len(list) - 1; i >= 0; i-- {
 		x := list[i]
@@ -1365,7 +1368,8 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	if !ok {
 		return
 	}
-	list := cv.byID.get(keyOf(id))
+	var buf [8]*rem
+	list := cv.idx.ids(keyOf(id), buf[:0])
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].fromServer == fromServer {
 			if !list[i].final() {
@@ -1695,7 +1699,7 @@ func (c *Correlator) close(cv *conversation) {
 		cv.rare.pending, cv.rare.cancels = nil, nil
 	}
 	cv.openList = nil
-	cv.byID, cv.calls = idIndex{}, callIndex{}
+	cv.idx = remIndex{}
 	delete(c.convs, cv.key)
 	c.lruUnlink(cv)
 	for _, lk := range cv.logList() {
@@ -1799,52 +1803,13 @@ func (cv *conversation) waitsOnStream() bool {
 	return false
 }
 
-// compactIDList keeps, of the exchanges sharing an id, those still open and
-// the latest finished one: all that later pairing and retries look at.
-func compactIDList(list []*rem) []*rem {
-	if len(list) < 8 {
-		return list
-	}
-	lastFinal := -1
-	for i, x := range list {
-		if x.final() {
-			lastFinal = i
-		}
-	}
-	out := list[:0]
-	for i, x := range list {
-		if !x.final() || i == lastFinal {
-			out = append(out, x)
-		}
-	}
-	clear(list[len(out):])
-	return out
-}
-
 // forget drops, from a long-lived conversation, the finished exchanges that
 // started before cutoff: an id or a call that old is no longer matched.
 func (cv *conversation) forget(cutoff time.Time) {
-	if cv.byID.len()+cv.calls.len() < 64 {
+	if cv.idx.len() < 64 {
 		return
 	}
-	cv.byID.each(func(k idKey, list []*rem) {
-		keep := list[:0]
-		for _, x := range list {
-			if !x.final() || !x.startedAt().Before(cutoff) {
-				keep = append(keep, x)
-			}
-		}
-		if len(keep) == 0 {
-			cv.byID.del(k)
-		} else {
-			cv.byID.set(k, keep)
-		}
-	})
-	cv.calls.each(func(h uint64, x *rem) {
-		if x.final() && x.startedAt().Before(cutoff) {
-			cv.calls.del(h)
-		}
-	})
+	cv.idx.filter(func(x *rem) bool { return !x.final() || !x.startedAt().Before(cutoff) })
 	// Those at the head of its history are now in no index: they leave it
 	// too (issue 11: a conversation that just stopped while a stream was
 	// open stays open four times IdleTimeout, and kept its latest 128

@@ -128,8 +128,8 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if o.Reported != nil && !params.hasArguments {
 		return // a log that reports the call without its arguments cannot say it was repeated
 	}
-	prev := cv.calls.get(ex.callHash)
-	cv.calls.set(ex.callHash, ex.remOf())
+	prev := cv.idx.call(ex.callHash)
+	cv.idx.setCall(ex.callHash, ex.remOf())
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.

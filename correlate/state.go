@@ -2,7 +2,6 @@ package correlate
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	"mcptrace/schema"
@@ -88,27 +87,31 @@ func (cv *conversation) vacate(ex *exchange) {
 // input_required stays the call's latest (a continuation may come at any
 // time; its chain's rows are held anyway).
 func (cv *conversation) unremember(x *rem) {
-	k := x.key()
-	if list := cv.byID.get(k); len(list) > 0 {
-		if i := slices.Index(list, x); i >= 0 {
-			list = slices.Delete(list, i, i+1)
-			if len(list) == 0 {
-				cv.byID.del(k)
-			} else {
-				cv.byID.set(k, list)
-			}
-		}
-	}
-	if cv.calls.get(x.callHash) == x && !x.isInputRequired() {
-		cv.calls.del(x.callHash)
+	cv.idx.delID(x.key(), x)
+	if cv.idx.call(x.callHash) == x && !x.isInputRequired() {
+		cv.idx.delCall(x.callHash)
 	}
 }
 
-// addByID adds a request to the requests of its id (the maps of a
-// conversation are made when first needed: most conversations park no
-// response and no cancel).
+// addByID adds a request to the requests of its id. Once an id has 8, it
+// keeps of them those still open and the latest finished one: all that
+// later pairing and retries look at.
 func (cv *conversation) addByID(k idKey, ex *exchange) {
-	cv.byID.set(k, compactIDList(append(cv.byID.get(k), ex.remOf())))
+	cv.idx.addID(k, ex.remOf())
+	var buf [8]*rem
+	if list := cv.idx.ids(k, buf[:0]); len(list) >= 8 {
+		lastFinal := -1
+		for i, x := range list {
+			if x.final() {
+				lastFinal = i
+			}
+		}
+		for i, x := range list {
+			if x.final() && i != lastFinal {
+				cv.idx.delID(k, x)
+			}
+		}
+	}
 }
 
 // park keeps a response that arrived before its request.
@@ -342,97 +345,4 @@ var knownMethods = []string{
 	"prompts/get", "prompts/list", "ping", "completion/complete", "logging/setLevel", "resources/subscribe",
 	"resources/unsubscribe", "sampling/createMessage", "elicitation/create", "roots/list", "server/discover",
 	"tasks/get", "tasks/list", "tasks/result", "tasks/cancel",
-}
-
-// idIndex holds a conversation's requests by id; callIndex its latest
-// client request per call (history.go).
-type (
-	idIndex   = smallMap[idKey, []*rem]
-	callIndex = smallMap[uint64, *rem]
-)
-
-// smallMap is a map that holds its first few entries in a slice: most
-// conversations see a handful of ids and calls, and a Go map holds room
-// for eight entries from its first (some 400 bytes for the ids of a
-// conversation that sent two requests).
-type smallMap[K comparable, V any] struct {
-	few []smallEntry[K, V]
-	m   map[K]V
-}
-
-type smallEntry[K comparable, V any] struct {
-	k K
-	v V
-}
-
-// smallMax is how many entries a smallMap keeps in its slice.
-const smallMax = 8
-
-func (s *smallMap[K, V]) get(k K) (v V) {
-	if s.m != nil {
-		return s.m[k]
-	}
-	for i := range s.few {
-		if s.few[i].k == k {
-			return s.few[i].v
-		}
-	}
-	return v
-}
-
-func (s *smallMap[K, V]) set(k K, v V) {
-	if s.m != nil {
-		s.m[k] = v
-		return
-	}
-	for i := range s.few {
-		if s.few[i].k == k {
-			s.few[i].v = v
-			return
-		}
-	}
-	if len(s.few) < smallMax {
-		s.few = append(s.few, smallEntry[K, V]{k, v})
-		return
-	}
-	s.m = make(map[K]V, 2*smallMax)
-	for _, e := range s.few {
-		s.m[e.k] = e.v
-	}
-	s.m[k] = v
-	s.few = nil
-}
-
-func (s *smallMap[K, V]) del(k K) {
-	if s.m != nil {
-		delete(s.m, k)
-		return
-	}
-	for i := range s.few {
-		if s.few[i].k == k {
-			s.few = slices.Delete(s.few, i, i+1)
-			return
-		}
-	}
-}
-
-func (s *smallMap[K, V]) len() int {
-	if s.m != nil {
-		return len(s.m)
-	}
-	return len(s.few)
-}
-
-// each calls fn for every entry, in no particular order; fn may set or
-// delete the entry it is given.
-func (s *smallMap[K, V]) each(fn func(K, V)) {
-	if s.m != nil {
-		for k, v := range s.m {
-			fn(k, v)
-		}
-		return
-	}
-	for _, e := range slices.Clone(s.few) {
-		fn(e.k, e.v)
-	}
 }

@@ -1,6 +1,8 @@
 package correlate
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -50,16 +52,20 @@ func TestHistoryStateIsBounded(t *testing.T) {
 				if c.historyOf(cv) != tc.limit {
 					t.Errorf("history %d, want %d", c.historyOf(cv), tc.limit)
 				}
-				ids := 0
-				cv.byID.each(func(_ idKey, list []*rem) { ids += len(list) })
-				if cv.past.len() != tc.limit || ids > tc.limit || cv.calls.len() > tc.limit {
-					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, cv.calls.len(), tc.limit)
+				ids, calls := 0, 0
+				cv.idx.each(func(isCall bool, _ *rem) {
+					if isCall {
+						calls++
+					} else {
+						ids++
+					}
+				})
+				if cv.past.len() != tc.limit || ids > tc.limit || calls > tc.limit {
+					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, calls, tc.limit)
 				}
-				cv.byID.each(func(_ idKey, list []*rem) {
-					for _, x := range list {
-						if x.ex != nil {
-							t.Fatalf("a judged request keeps its exchange (its row and evidence)")
-						}
+				cv.idx.each(func(isCall bool, x *rem) {
+					if !isCall && x.ex != nil {
+						t.Fatalf("a judged request keeps its exchange (its row and evidence)")
 					}
 				})
 				for _, ex := range cv.openList {
@@ -76,49 +82,81 @@ func TestHistoryStateIsBounded(t *testing.T) {
 	}
 }
 
-// smallMap behaves as a map through its move from the slice to a map and
-// back to fewer entries.
-func TestSmallMap(t *testing.T) {
-	var s smallMap[int, string]
-	want := map[int]string{}
-	check := func(step string) {
-		t.Helper()
-		if s.len() != len(want) {
-			t.Fatalf("%s: len %d, want %d", step, s.len(), len(want))
+// remIndex gives the requests of an id in the order they were added, and
+// the latest request of a call, through its moves from a list to a table
+// and back, deletions (one at a time and filtered) and collisions of homes.
+func TestRemIndex(t *testing.T) {
+	type entry struct {
+		call bool
+		x    *rem
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 40; round++ {
+		var ix remIndex
+		var want []entry // in the order added
+		keys := 1 + rng.IntN(40)
+		newRem := func() *rem {
+			n := rng.IntN(keys)
+			return &rem{idType: schema.IDNumber, idKey: strconv.Itoa(n), callHash: uint64(n) * 7, started: stamp(rng.IntN(1000))}
 		}
-		for k, v := range want {
-			if got := s.get(k); got != v {
-				t.Fatalf("%s: get(%d) = %q, want %q", step, k, got, v)
+		check := func(step string) {
+			t.Helper()
+			if ix.len() != len(want) {
+				t.Fatalf("round %d, %s: %d entries, want %d", round, step, ix.len(), len(want))
+			}
+			for n := 0; n < keys; n++ {
+				k := idKey{schema.IDNumber, strconv.Itoa(n)}
+				var ids []*rem
+				var call *rem
+				for _, e := range want {
+					switch {
+					case !e.call && e.x.key() == k:
+						ids = append(ids, e.x)
+					case e.call && e.x.callHash == uint64(n)*7:
+						call = e.x
+					}
+				}
+				if got := ix.ids(k, nil); !slices.Equal(got, ids) {
+					t.Fatalf("round %d, %s: id %d gives %d requests, want %d (or in another order)", round, step, n, len(got), len(ids))
+				}
+				if got := ix.call(uint64(n) * 7); got != call {
+					t.Fatalf("round %d, %s: call %d gives %p, want %p", round, step, n, got, call)
+				}
+			}
+			if ix.isTable() && 8*ix.len() <= cap(ix.s) {
+				t.Fatalf("round %d, %s: a table of %d slots for %d entries", round, step, cap(ix.s), ix.len())
 			}
 		}
-		seen := 0
-		s.each(func(k int, v string) {
-			seen++
-			if want[k] != v {
-				t.Fatalf("%s: each gave %d=%q", step, k, v)
+		for op := 0; op < 400; op++ {
+			switch r := rng.IntN(20); {
+			case r < 9:
+				x := newRem()
+				ix.addID(x.key(), x)
+				want = append(want, entry{false, x})
+			case r < 12:
+				x := newRem()
+				ix.setCall(x.callHash, x)
+				i := slices.IndexFunc(want, func(e entry) bool { return e.call && e.x.callHash == x.callHash })
+				if i >= 0 {
+					want[i].x = x
+				} else {
+					want = append(want, entry{true, x})
+				}
+			case r < 18 && len(want) > 0:
+				i := rng.IntN(len(want))
+				if e := want[i]; e.call {
+					ix.delCall(e.x.callHash)
+				} else {
+					ix.delID(e.x.key(), e.x)
+				}
+				want = slices.Delete(want, i, i+1)
+			case r == 18:
+				cut := stamp(rng.IntN(1000))
+				keep := func(x *rem) bool { return x.started >= cut }
+				ix.filter(keep)
+				want = slices.DeleteFunc(want, func(e entry) bool { return !keep(e.x) })
 			}
-		})
-		if seen != len(want) || s.get(-1) != "" {
-			t.Fatalf("%s: each saw %d of %d", step, seen, len(want))
+			check("op " + strconv.Itoa(op))
 		}
 	}
-	for i := 0; i < 3*smallMax; i++ {
-		s.set(i, strconv.Itoa(i))
-		want[i] = strconv.Itoa(i)
-		s.set(i/2, "again")
-		want[i/2] = "again"
-		check("set " + strconv.Itoa(i))
-		if i%3 == 0 {
-			s.del(i / 3)
-			delete(want, i/3)
-			check("del " + strconv.Itoa(i))
-		}
-	}
-	s.each(func(k int, _ string) {
-		if k%2 == 0 {
-			s.del(k)
-			delete(want, k)
-		}
-	})
-	check("deleting in each")
 }
