@@ -393,7 +393,6 @@ type exchange struct {
 
 	exID       string // its exchange_id, kept after row is dropped
 	id         schema.ID
-	method     string
 	paramsHash uint64
 
 	// Kept after the exchange is judged, for the exchanges that follow
@@ -418,10 +417,11 @@ type exchange struct {
 	// protocol version or an outcome not among the known ones): made when
 	// first needed (an exchange of 208 bytes, not 256: issue 11).
 	more *exMore
-	// Its protocol version (reqVersion) and its outcome once judged
-	// (outcome): their numbers in knownVersions and knownOutcomes, or
-	// oddText (in more).
-	verCode, outCode uint8
+	// Its protocol version (reqVersion), its outcome once judged
+	// (outcome) and its method (method): their numbers in knownVersions,
+	// knownOutcomes and knownMethods, or oddText (in more; a method code
+	// rather than its text: an exchange of 192 bytes, not 208, issue 11).
+	verCode, outCode, methCode uint8
 
 	// Read only while it is live (exLive), kept here where they take no
 	// room (an exLive of 224 bytes, not 240: issue 11).
@@ -439,9 +439,9 @@ type exMore struct {
 	requestState string
 	chain        *chain // MRTR chain it belongs to, while the chain is open
 	round        int32  // MRTR round, 1-based; 0 outside a chain
-	// Its protocol version and outcome when not among the known ones
-	// (verCode, outCode oddText).
-	version, outcome string
+	// Its protocol version, outcome and method when not among the known
+	// ones (verCode, outCode, methCode oddText).
+	version, outcome, method string
 }
 
 // morePart is ex's rare part, made when first needed.
@@ -459,6 +459,30 @@ const oddText = 0xff
 var knownOutcomes = [...]string{"", classify.ToolSuccess, classify.ToolError, classify.Success, classify.InputRequired,
 	classify.Cancelled, classify.JSONRPCError, classify.MalformedJSON, classify.InvalidEnvelope, classify.InvalidToolResult,
 	classify.InvalidResult, classify.HTTPError, classify.StreamIncomplete, classify.NoResponse, classify.Unknown}
+
+// method is its request's method.
+func (ex *exchange) method() string {
+	if ex.methCode == oddText {
+		return ex.more.method
+	}
+	return knownMethods[ex.methCode]
+}
+
+// setMethod sets its method, keeping the text of one not among
+// knownMethods as it is given.
+func (ex *exchange) setMethod(m string) {
+	for i, k := range knownMethods {
+		if m == k {
+			ex.methCode = uint8(i)
+			if ex.more != nil {
+				ex.more.method = ""
+			}
+			return
+		}
+	}
+	ex.methCode = oddText
+	ex.morePart().method = m
+}
 
 // reqVersion is the protocol version its request gave ("" none).
 func (ex *exchange) reqVersion() string {
@@ -1160,8 +1184,9 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		}
 	}
 	conflict := idConflict(cv, list, m, o, fromServer, inst)
-	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
+	ex := &exchange{id: m.ID, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
 		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: c.logRef(o)}}
+	ex.setMethod(m.Method)
 	box := &rowBox{}
 	ex.row = &box.row
 	c.attachN++
@@ -1397,7 +1422,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if version == "" {
 		version = cv.version()
 	}
-	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
+	ev := classify.Evidence{Method: ex.method(), ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
 		Response: ex.response, Stray: ex.holdRO().stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.holdRO().reported,
 		StreamNotRecorded: cv.lostGet, LateResponse: ex.lateResponse}
 	v := classify.Classify(&ev)
@@ -1435,7 +1460,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	if v.Judged != nil {
 		r.ResponseWhere = c.slabs.strs.put(v.Judged.Where.String())
-		if ex.method == "initialize" && v.Outcome == classify.Success {
+		if ex.method() == "initialize" && v.Outcome == classify.Success {
 			version, server, hasServer := initializeResult(v.Judged)
 			cv.setVersion(version)
 			if r.ProtocolVersion == nil && cv.ver != 0 {
@@ -1485,7 +1510,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		c.prune(cv)
 		return
 	}
-	if v.Judged != nil && v.Outcome == classify.Success && ex.method == "tools/list" {
+	if v.Judged != nil && v.Outcome == classify.Success && ex.method() == "tools/list" {
 		cv.learnToolsOf(v.Judged)
 	}
 	if v.Outcome == classify.InputRequired && v.Judged != nil {

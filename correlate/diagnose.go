@@ -103,7 +103,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 // order the attempts were sent (their exchanges are judged later, the
 // failed ones only when the conversation ends).
 func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Observation, version string) {
-	if o.SessionID == "" || classify.Stateless(version) || ex.method == "initialize" {
+	if o.SessionID == "" || classify.Stateless(version) || ex.method() == "initialize" {
 		return
 	}
 	h := o.HTTP
@@ -289,10 +289,10 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 // It reports whether the answer itself said the session is unknown.
 func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Verdict, version string) (answerSaysUnknown bool) {
 	r := ex.getRow()
-	if ex.method == "initialize" && !ex.fromServer {
+	if ex.method() == "initialize" && !ex.fromServer {
 		cv.sawInit = true
 	}
-	if !ex.onSession || ex.fromServer || classify.Stateless(version) || ex.method == "initialize" {
+	if !ex.onSession || ex.fromServer || classify.Stateless(version) || ex.method() == "initialize" {
 		return false
 	}
 	reason := unknownSessionAnswer(cv, ex, v)

@@ -170,7 +170,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if !failed && prev.final() {
 		return // a new call that happens to repeat an earlier success
 	}
-	if prev.instOf() != ex.inst && isHandshake(ex.method) {
+	if prev.instOf() != ex.inst && isHandshake(ex.method()) {
 		return // the handshake that says the client started again (ids.go)
 	}
 	open := !prev.final() && !failed

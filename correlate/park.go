@@ -167,7 +167,7 @@ func (ex *exchange) park(tab *texts) {
 		return
 	}
 	r := l.row
-	if r.ExchangeID != ex.exID || r.Method != ex.method || r.StartedAt != ex.startedAt {
+	if r.ExchangeID != ex.exID || r.Method != ex.method() || r.StartedAt != ex.startedAt {
 		return
 	}
 	p := &parkedRow{tab: tab, sourceLine: r.SourceLine, endedAt: r.EndedAt, arguments: r.Arguments, postCount: r.PostCount,
@@ -249,7 +249,7 @@ func (p *parkedRow) build(ex *exchange) *rowBox {
 	t := p.tab.list
 	r.ExchangeID, r.Source, r.Sides = ex.exID, t[p.txt[txtSource]], t[p.txt[txtSides]]
 	r.Initiator, r.Transport = t[p.txt[txtInitiator]], t[p.txt[txtTransport]]
-	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method, t[p.txt[txtRetryOrigin]], t[p.txt[txtFormat]], p.sourceLine
+	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method(), t[p.txt[txtRetryOrigin]], t[p.txt[txtFormat]], p.sourceLine
 	r.StartedAt, r.EndedAt, r.Arguments, r.PostCount = ex.startedAt, p.endedAt, p.arguments, p.postCount
 	r.Late, r.IDConflict, r.RetryUnsafe = p.late, p.idConflict, p.retryUnsafe
 	if p.statusN < 0 {
@@ -312,7 +312,7 @@ func (c *Correlator) parkWaiting() {
 // safety looks up among the tools: its row's tool_name, read from the
 // parked row without building it again.
 func (ex *exchange) tool() string {
-	if ex.method != "tools/call" {
+	if ex.method() != "tools/call" {
 		return ""
 	}
 	l := ex.exLive

@@ -143,8 +143,10 @@ func (cv *conversation) parkCancel(k dirKey) {
 // done, and only for a row still waiting then.
 func (cv *conversation) own(ex *exchange, nm *names) {
 	r := ex.getRow()
-	ex.method = internMethod(ex.method)
-	r.Method = ex.method
+	if ex.methCode == oddText {
+		ex.more.method = strings.Clone(ex.more.method)
+	}
+	r.Method = ex.method()
 	ex.id.Text = ownIDText(ex.id.Text)
 	if r.JSONRPCID != nil {
 		*r.JSONRPCID = ex.id.Text
@@ -329,19 +331,9 @@ func internObservation(o *schema.Observation) {
 	}
 }
 
-// internMethod returns the MCP method names without keeping the text they
-// were read from; other names are copied.
-func internMethod(m string) string {
-	for _, k := range knownMethods {
-		if m == k {
-			return k
-		}
-	}
-	return strings.Clone(m)
-}
-
-var knownMethods = []string{
-	"tools/call", "tools/list", "initialize", "resources/read", "resources/list", "resources/templates/list",
+// knownMethods are the methods an exchange keeps as a number (methCode):
+// the MCP methods, without the text they were read from.
+var knownMethods = [...]string{"", "tools/call", "tools/list", "initialize", "resources/read", "resources/list", "resources/templates/list",
 	"prompts/get", "prompts/list", "ping", "completion/complete", "logging/setLevel", "resources/subscribe",
 	"resources/unsubscribe", "sampling/createMessage", "elicitation/create", "roots/list", "server/discover",
 	"tasks/get", "tasks/list", "tasks/result", "tasks/cancel",
