@@ -188,6 +188,14 @@ func (s stamp) time() time.Time {
 	return time.Unix(0, int64(s))
 }
 
+// utc is the stamp's time in UTC (the zero time for zeroStamp).
+func (s stamp) utc() time.Time {
+	if s == zeroStamp {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(s)).UTC()
+}
+
 // The accessors read the exchange while there is one, else the summary.
 
 // instOf is the client instance that sent it (0 where conversations are
