@@ -430,7 +430,10 @@ type exchange struct {
 	truncated    bool
 	noEnd        bool // the log gives no end time: no latency
 	lateResponse bool
-	sseEvents    int32 // events of the final attempt's stream
+	// Its conversation's index holds it (addByID, link): its summary
+	// takes its place there once its row is out (forgetLive).
+	indexed   bool
+	sseEvents int32 // events of the final attempt's stream
 }
 
 // exMore is the part of an exchange that few need.
@@ -590,7 +593,6 @@ type exLive struct {
 	diag     exDiag
 	told     exState
 	log      *logKey // the log of its latest request record (ids.go; logRef)
-	rem      *rem    // what its conversation remembers of it (history.go)
 	lx       *linkEx // the Linker's record of it, once told (tellAttach; only the Linker reads it)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
@@ -1142,15 +1144,15 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 // attach finds the exchange a request belongs to, or starts one.
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
-	var buf [8]*rem
+	var buf [8]remRef
 	list := cv.idx.ids(k, buf[:0])
 	inst := c.instanceOf(cv, o, m, fromServer, list)
 	prevRem := latestIn(list, fromServer, inst)
-	if prevRem != nil && prevRem.ex != nil {
+	if prevRem.ex != nil {
 		c.reopenSameID(cv, prevRem.ex, o, m) // a held server row takes another attempt
 	}
 	retryOrigin, retryOf, basis := "none", "", ""
-	if prevRem != nil && prevRem.paramsHash == m.ParamsHash && m.ID.Valid() {
+	if prevRem.ok() && prevRem.params() == m.ParamsHash && m.ID.Valid() {
 		switch o.Trigger {
 		case schema.TriggerApplication, schema.TriggerManual:
 			retryOrigin, retryOf = o.Trigger, prevRem.exIDText()
@@ -1332,12 +1334,12 @@ func exchangeID(pos schema.Position, m *schema.Message, scratch []byte) (string,
 // whose request has not been seen yet is parked until it appears.
 func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) pairing {
 	k := keyOf(m.ID)
-	var buf [8]*rem
+	var buf [8]remRef
 	list := cv.idx.ids(k, buf[:0])
 	seen := false
 	for i := len(list) - 1; i >= 0; i-- {
 		x := list[i]
-		if x.fromServer != toServer {
+		if x.server() != toServer {
 			continue
 		}
 		seen = true
@@ -1393,10 +1395,10 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	if !ok {
 		return
 	}
-	var buf [8]*rem
+	var buf [8]remRef
 	list := cv.idx.ids(keyOf(id), buf[:0])
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer {
+		if list[i].server() == fromServer {
 			if !list[i].final() {
 				c.cancel(cv, list[i].ex, m.At)
 			}
@@ -1834,14 +1836,14 @@ func (cv *conversation) forget(cutoff time.Time) {
 	if cv.idx.len() < 64 {
 		return
 	}
-	cv.idx.filter(func(x *rem) bool { return !x.final() || !x.startedAt().Before(cutoff) })
+	cv.idx.filter(func(x remRef) bool { return !x.final() || !x.startedAt().Before(cutoff) })
 	// Those at the head of its history are now in no index: they leave it
 	// too (issue 11: a conversation that just stopped while a stream was
 	// open stays open four times IdleTimeout, and kept its latest 128
 	// summaries all along). Popping them later would have found nothing
 	// to unremember, so what is remembered, and when, is unchanged.
 	for cv.past.len() > 0 {
-		if x := cv.past.oldest(); !x.final() || !x.startedAt().Before(cutoff) {
+		if x := cv.past.oldest().ref(); !x.final() || !x.startedAt().Before(cutoff) {
 			break
 		}
 		cv.past.pop()

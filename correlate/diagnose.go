@@ -524,7 +524,7 @@ func (ex *exchange) ranSoFar() bool {
 
 // noteRepeat records that ex repeats prev, an earlier request of the same
 // call (a retry or a duplicate dispatch), for duplicate_side_effect.
-func (ex *exchange) noteRepeat(prev *rem) {
+func (ex *exchange) noteRepeat(prev remRef) {
 	ex.diag.repeats = true
 	ex.diag.prevRan = prev.ranSoFar()
 }

@@ -3,17 +3,18 @@ package correlate
 import (
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
-// remIndex is a conversation's index of the requests it remembers (rems):
-// by id, every request of an id in the order they were sent, and by call
-// hash, the latest client request of each call. Both live in one table of
-// 16-byte slots, a hash and the rem; the key is not kept, but compared
-// through the rem (key, callHash), which reads its exchange while it is
-// live and its summary after (issue 11: two Go maps, or slices of a few
-// entries, of keys, lists and rems took some 110 bytes for the two
-// requests of an open conversation, and on long logs the most live heap
-// after the rows themselves).
+// remIndex is a conversation's index of the requests it remembers
+// (history.go): by id, every request of an id in the order they were
+// sent, and by call hash, the latest client request of each call. Both
+// live in one table of 16-byte slots, a hash and the request (its
+// exchange while it is live, its summary after: remRef); the key is not
+// kept, but compared through the request (key, call) (issue 11: two Go
+// maps, or slices of a few entries, of keys, lists and rems took some 110
+// bytes for the two requests of an open conversation, and on long logs
+// the most live heap after the rows themselves).
 //
 // Up to indexListMax entries are a list, in the order they were added,
 // searched from end to end. More are an open-addressing table (linear
@@ -30,8 +31,29 @@ type remIndex struct {
 }
 
 type remSlot struct {
-	h uint64 // the hash of its key: bit 0 clear for an id, set for a call (idHash, callSlotHash)
-	x *rem   // nil: a free slot (in a table)
+	// The hash of its key: bit 0 clear for an id, set for a call (idHash,
+	// callSlotHash); bit 1 (slotLive) set when p is an *exchange, clear
+	// when it is a *rem.
+	h uint64
+	p unsafe.Pointer // nil: a free slot (in a table)
+}
+
+const slotLive = 2
+
+// ref is the request of a used slot.
+func (e remSlot) ref() remRef {
+	if e.h&slotLive != 0 {
+		return remRef{ex: (*exchange)(e.p)}
+	}
+	return (*rem)(e.p).ref()
+}
+
+// slotOf is the slot of r, of key hash h.
+func slotOf(h uint64, r remRef) remSlot {
+	if r.x != nil {
+		return remSlot{h, unsafe.Pointer(r.x)}
+	}
+	return remSlot{h | slotLive, unsafe.Pointer(r.ex)}
 }
 
 const indexListMax = 8
@@ -43,11 +65,11 @@ func idHash(k idKey) uint64 {
 		h ^= uint64(k.text[i])
 		h *= 1099511628211
 	}
-	return mix64(h) &^ 1
+	return mix64(h) &^ 3
 }
 
 // callSlotHash is the slot hash of a call hash.
-func callSlotHash(ch uint64) uint64 { return mix64(ch) | 1 }
+func callSlotHash(ch uint64) uint64 { return mix64(ch)&^3 | 1 }
 
 // mix64 spreads the bits of h (the finalizer of SplitMix64): homes are
 // taken from the top bits.
@@ -77,48 +99,49 @@ func home(h uint64, size int) int {
 	return int(h >> (64 - bits.TrailingZeros(uint(size))))
 }
 
-// find calls fn, in the order they were added, for the entries whose
-// slot hash is h, with their place in slots, until fn returns false.
-func (ix *remIndex) find(h uint64, fn func(i int, x *rem) bool) {
+// find calls fn, in the order they were added, for the entries whose key
+// hash is h, with their place in slots, until fn returns false.
+func (ix *remIndex) find(h uint64, fn func(i int, r remRef) bool) {
 	t := ix.slots()
 	if !ix.isTable() {
 		for i := range t {
-			if t[i].h == h && !fn(i, t[i].x) {
+			if t[i].h&^slotLive == h && !fn(i, t[i].ref()) {
 				return
 			}
 		}
 		return
 	}
 	mask := len(t) - 1
-	for i := home(h, len(t)); t[i].x != nil; i = (i + 1) & mask {
-		if t[i].h == h && !fn(i, t[i].x) {
+	for i := home(h, len(t)); t[i].p != nil; i = (i + 1) & mask {
+		if t[i].h&^slotLive == h && !fn(i, t[i].ref()) {
 			return
 		}
 	}
 }
 
 // ids appends to buf the requests of id k, oldest first.
-func (ix *remIndex) ids(k idKey, buf []*rem) []*rem {
+func (ix *remIndex) ids(k idKey, buf []remRef) []remRef {
 	if len(ix.s) == 0 {
 		return buf
 	}
-	ix.find(idHash(k), func(_ int, x *rem) bool {
-		if x.key() == k {
-			buf = append(buf, x)
+	ix.find(idHash(k), func(_ int, r remRef) bool {
+		if r.key() == k {
+			buf = append(buf, r)
 		}
 		return true
 	})
 	return buf
 }
 
-// call is the latest client request of call hash ch (nil: none).
-func (ix *remIndex) call(ch uint64) (found *rem) {
+// call is the latest client request of call hash ch (the zero remRef:
+// none).
+func (ix *remIndex) call(ch uint64) (found remRef) {
 	if len(ix.s) == 0 {
-		return nil
+		return remRef{}
 	}
-	ix.find(callSlotHash(ch), func(_ int, x *rem) bool {
-		if x.callHash == ch {
-			found = x
+	ix.find(callSlotHash(ch), func(_ int, r remRef) bool {
+		if r.call() == ch {
+			found = r
 			return false
 		}
 		return true
@@ -126,39 +149,52 @@ func (ix *remIndex) call(ch uint64) (found *rem) {
 	return found
 }
 
-// setCall makes x the latest request of call hash ch.
-func (ix *remIndex) setCall(ch uint64, x *rem) {
+// setCall makes r the latest request of call hash ch.
+func (ix *remIndex) setCall(ch uint64, r remRef) {
 	h, done := callSlotHash(ch), false
 	if len(ix.s) > 0 {
 		t := ix.slots()
-		ix.find(h, func(i int, y *rem) bool {
-			if y.callHash == ch {
-				t[i].x, done = x, true
+		ix.find(h, func(i int, y remRef) bool {
+			if y.call() == ch {
+				t[i], done = slotOf(h, r), true
 				return false
 			}
 			return true
 		})
 	}
 	if !done {
-		ix.add(h, x)
+		ix.add(slotOf(h, r))
 	}
 }
 
 // delCall forgets the latest request of call hash ch.
 func (ix *remIndex) delCall(ch uint64) {
-	if x := ix.call(ch); x != nil {
-		ix.del(callSlotHash(ch), x)
+	if r := ix.call(ch); r.ok() {
+		ix.del(callSlotHash(ch), r)
 	}
 }
 
-// addID adds x, of id k, after the requests of its id.
-func (ix *remIndex) addID(k idKey, x *rem) { ix.add(idHash(k), x) }
+// addID adds r, of id k, after the requests of its id.
+func (ix *remIndex) addID(k idKey, r remRef) { ix.add(slotOf(idHash(k), r)) }
 
-// delID forgets x among the requests of id k.
-func (ix *remIndex) delID(k idKey, x *rem) { ix.del(idHash(k), x) }
+// delID forgets r among the requests of id k.
+func (ix *remIndex) delID(k idKey, r remRef) { ix.del(idHash(k), r) }
 
-// add adds the entry (h, x) after the entries of its hash.
-func (ix *remIndex) add(h uint64, x *rem) {
+// summarized puts x, the summary of ex, in the place of ex in the slots of
+// key hash h.
+func (ix *remIndex) summarized(h uint64, ex *exchange, x *rem) {
+	t := ix.slots()
+	ix.find(h, func(i int, r remRef) bool {
+		if r.x == nil && r.ex == ex {
+			t[i] = slotOf(h, remRef{x: x})
+			return false
+		}
+		return true
+	})
+}
+
+// add adds the entry e after the entries of its hash.
+func (ix *remIndex) add(e remSlot) {
 	n := len(ix.s)
 	switch {
 	case !ix.isTable() && n < indexListMax:
@@ -167,7 +203,7 @@ func (ix *remIndex) add(h uint64, x *rem) {
 			copy(grown, ix.s)
 			ix.s = grown
 		}
-		ix.s = append(ix.s, remSlot{h, x})
+		ix.s = append(ix.s, e)
 		return
 	case !ix.isTable():
 		ix.resize(2 * indexListMax)
@@ -176,19 +212,19 @@ func (ix *remIndex) add(h uint64, x *rem) {
 	}
 	t := ix.s[:cap(ix.s)]
 	mask := len(t) - 1
-	i := home(h, len(t))
-	for t[i].x != nil {
+	i := home(e.h, len(t))
+	for t[i].p != nil {
 		i = (i + 1) & mask
 	}
-	t[i] = remSlot{h, x}
+	t[i] = e
 	ix.s = t[:n+1]
 }
 
-// del deletes the entry (h, x), if it is there.
-func (ix *remIndex) del(h uint64, x *rem) {
+// del deletes the entry of r of key hash h, if it is there.
+func (ix *remIndex) del(h uint64, r remRef) {
 	at := -1
-	ix.find(h, func(i int, y *rem) bool {
-		if y == x {
+	ix.find(h, func(i int, y remRef) bool {
+		if y == r {
 			at = i
 			return false
 		}
@@ -209,7 +245,7 @@ func (ix *remIndex) delAt(i int) {
 	}
 	t := ix.s[:cap(ix.s)]
 	mask := len(t) - 1
-	for j := (i + 1) & mask; t[j].x != nil; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t[j].p != nil; j = (j + 1) & mask {
 		// The entry at j may move back to i when i lies on its probe
 		// sequence before j; the entries of one home meet i in their
 		// order, and keep it.
@@ -224,9 +260,9 @@ func (ix *remIndex) delAt(i int) {
 
 // filter keeps the entries keep says to keep (it may be called twice
 // for one entry).
-func (ix *remIndex) filter(keep func(*rem) bool) {
+func (ix *remIndex) filter(keep func(remRef) bool) {
 	if !ix.isTable() {
-		ix.s = slices.DeleteFunc(ix.s, func(e remSlot) bool { return !keep(e.x) })
+		ix.s = slices.DeleteFunc(ix.s, func(e remSlot) bool { return !keep(e.ref()) })
 		ix.fit()
 		return
 	}
@@ -235,7 +271,7 @@ func (ix *remIndex) filter(keep func(*rem) bool) {
 		// An entry deleted at i leaves in its place one that followed
 		// (seen again: a table's first entries may come back to its
 		// end), never one before.
-		if t[i].x != nil && !keep(t[i].x) {
+		if t[i].p != nil && !keep(t[i].ref()) {
 			ix.delAt(i)
 			continue
 		}
@@ -273,12 +309,12 @@ func (ix *remIndex) resize(size int) {
 		// one hash are on one run of used slots.
 		t := ix.s[:cap(ix.s)]
 		start := 0
-		for t[start].x != nil {
+		for t[start].p != nil {
 			start++
 		}
 		old = make([]remSlot, 0, n)
 		for k := 1; k <= len(t); k++ {
-			if e := t[(start+k)%len(t)]; e.x != nil {
+			if e := t[(start+k)%len(t)]; e.p != nil {
 				old = append(old, e)
 			}
 		}
@@ -289,15 +325,15 @@ func (ix *remIndex) resize(size int) {
 	}
 	ix.s = make([]remSlot, 0, size)
 	for _, e := range old {
-		ix.add(e.h, e.x)
+		ix.add(e)
 	}
 }
 
 // each calls fn for every entry (the package's tests).
-func (ix *remIndex) each(fn func(isCall bool, x *rem)) {
+func (ix *remIndex) each(fn func(isCall bool, r remRef)) {
 	for _, e := range ix.slots() {
-		if e.x != nil {
-			fn(e.h&1 != 0, e.x)
+		if e.p != nil {
+			fn(e.h&1 != 0, e.ref())
 		}
 	}
 }

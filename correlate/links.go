@@ -129,13 +129,14 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 		return // a log that reports the call without its arguments cannot say it was repeated
 	}
 	prev := cv.idx.call(ex.callHash)
-	cv.idx.setCall(ex.callHash, ex.remOf())
+	cv.idx.setCall(ex.callHash, remRef{ex: ex})
+	ex.indexed = true
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.
-		c.tellAttach(cv, ex, o, prev == nil && (cv.session() != "" || cv.tracksInstances()))
+		c.tellAttach(cv, ex, o, !prev.ok() && (cv.session() != "" || cv.tracksInstances()))
 	}
-	if prev == nil {
+	if !prev.ok() {
 		return
 	}
 	const basis = "same_call_after_failure"

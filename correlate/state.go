@@ -37,16 +37,16 @@ func (c *Correlator) historyOf(cv *conversation) int {
 // forgetLive drops what a judged exchange no longer needs once its row has
 // gone out (its row, attempts, response, ...), keeps its own copies of the
 // few strings it still needs (not views into the record it came from, so
-// that the record can be freed), and makes its rem the newest entry of its
-// conversation's history, forgetting the oldest beyond the bound. The rem
-// keeps a summary and lets go of the exchange (history.go): nothing of the
-// conversation points to it any longer (its place in the open list is
+// that the record can be freed), and, when its conversation indexed it,
+// puts its summary (a rem) in its place in the index and makes that the
+// newest entry of its conversation's history, forgetting the oldest beyond
+// the bound. The summary lets go of the exchange (history.go): nothing of
+// the conversation points to it any longer (its place in the open list is
 // left empty).
 func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if ex.exLive == nil {
 		return
 	}
-	x := ex.rem
 	ex.exLive = nil // its id, method and version are its own already (own)
 	if m := ex.more; m != nil && m.requestState != "" {
 		m.requestState = strings.Clone(m.requestState)
@@ -54,8 +54,11 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
 	}
-	if x != nil {
-		x.forget(ex)
+	var x *rem
+	if ex.indexed {
+		x = summarize(ex)
+		cv.idx.summarized(idHash(keyOf(ex.id)), ex, x)
+		cv.idx.summarized(callSlotHash(ex.callHash), ex, x)
 	}
 	if !keepExchanges {
 		cv.vacate(ex)
@@ -87,8 +90,9 @@ func (cv *conversation) vacate(ex *exchange) {
 // input_required stays the call's latest (a continuation may come at any
 // time; its chain's rows are held anyway).
 func (cv *conversation) unremember(x *rem) {
-	cv.idx.delID(x.key(), x)
-	if cv.idx.call(x.callHash) == x && !x.isInputRequired() {
+	r := x.ref()
+	cv.idx.delID(r.key(), r)
+	if cv.idx.call(x.callHash) == r && !r.isInputRequired() {
 		cv.idx.delCall(x.callHash)
 	}
 }
@@ -97,8 +101,9 @@ func (cv *conversation) unremember(x *rem) {
 // keeps of them those still open and the latest finished one: all that
 // later pairing and retries look at.
 func (cv *conversation) addByID(k idKey, ex *exchange) {
-	cv.idx.addID(k, ex.remOf())
-	var buf [8]*rem
+	ex.indexed = true
+	cv.idx.addID(k, remRef{ex: ex})
+	var buf [8]remRef
 	if list := cv.idx.ids(k, buf[:0]); len(list) >= 8 {
 		lastFinal := -1
 		for i, x := range list {

@@ -53,7 +53,7 @@ func TestHistoryStateIsBounded(t *testing.T) {
 					t.Errorf("history %d, want %d", c.historyOf(cv), tc.limit)
 				}
 				ids, calls := 0, 0
-				cv.idx.each(func(isCall bool, _ *rem) {
+				cv.idx.each(func(isCall bool, _ remRef) {
 					if isCall {
 						calls++
 					} else {
@@ -63,7 +63,7 @@ func TestHistoryStateIsBounded(t *testing.T) {
 				if cv.past.len() != tc.limit || ids > tc.limit || calls > tc.limit {
 					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, calls, tc.limit)
 				}
-				cv.idx.each(func(isCall bool, x *rem) {
+				cv.idx.each(func(isCall bool, x remRef) {
 					if !isCall && x.ex != nil {
 						t.Fatalf("a judged request keeps its exchange (its row and evidence)")
 					}
@@ -84,20 +84,26 @@ func TestHistoryStateIsBounded(t *testing.T) {
 
 // remIndex gives the requests of an id in the order they were added, and
 // the latest request of a call, through its moves from a list to a table
-// and back, deletions (one at a time and filtered) and collisions of homes.
+// and back, deletions (one at a time and filtered), collisions of homes,
+// and live requests whose summaries take their places.
 func TestRemIndex(t *testing.T) {
 	type entry struct {
 		call bool
-		x    *rem
+		r    remRef
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
 	for round := 0; round < 40; round++ {
 		var ix remIndex
 		var want []entry // in the order added
 		keys := 1 + rng.IntN(40)
-		newRem := func() *rem {
-			n := rng.IntN(keys)
-			return &rem{idType: schema.IDNumber, idKey: strconv.Itoa(n), callHash: uint64(n) * 7, started: stamp(rng.IntN(1000))}
+		newRef := func() remRef {
+			n, started := rng.IntN(keys), rng.IntN(1000)
+			if rng.IntN(2) == 0 {
+				return remRef{ex: &exchange{id: schema.ID{Type: schema.IDNumber, Text: strconv.Itoa(n)}, callHash: uint64(n) * 7,
+					startedAt: at.Add(time.Duration(started))}}
+			}
+			return remRef{x: &rem{idType: schema.IDNumber, idKey: strconv.Itoa(n), callHash: uint64(n) * 7, started: stamp(at.Add(time.Duration(started)).UnixNano())}}
 		}
 		check := func(step string) {
 			t.Helper()
@@ -106,21 +112,21 @@ func TestRemIndex(t *testing.T) {
 			}
 			for n := 0; n < keys; n++ {
 				k := idKey{schema.IDNumber, strconv.Itoa(n)}
-				var ids []*rem
-				var call *rem
+				var ids []remRef
+				var call remRef
 				for _, e := range want {
 					switch {
-					case !e.call && e.x.key() == k:
-						ids = append(ids, e.x)
-					case e.call && e.x.callHash == uint64(n)*7:
-						call = e.x
+					case !e.call && e.r.key() == k:
+						ids = append(ids, e.r)
+					case e.call && e.r.call() == uint64(n)*7:
+						call = e.r
 					}
 				}
 				if got := ix.ids(k, nil); !slices.Equal(got, ids) {
 					t.Fatalf("round %d, %s: id %d gives %d requests, want %d (or in another order)", round, step, n, len(got), len(ids))
 				}
 				if got := ix.call(uint64(n) * 7); got != call {
-					t.Fatalf("round %d, %s: call %d gives %p, want %p", round, step, n, got, call)
+					t.Fatalf("round %d, %s: call %d gives %v, want %v", round, step, n, got, call)
 				}
 			}
 			if ix.isTable() && 8*ix.len() <= cap(ix.s) {
@@ -128,33 +134,47 @@ func TestRemIndex(t *testing.T) {
 			}
 		}
 		for op := 0; op < 400; op++ {
-			switch r := rng.IntN(20); {
+			switch r := rng.IntN(21); {
 			case r < 9:
-				x := newRem()
+				x := newRef()
 				ix.addID(x.key(), x)
 				want = append(want, entry{false, x})
 			case r < 12:
-				x := newRem()
-				ix.setCall(x.callHash, x)
-				i := slices.IndexFunc(want, func(e entry) bool { return e.call && e.x.callHash == x.callHash })
+				x := newRef()
+				ix.setCall(x.call(), x)
+				i := slices.IndexFunc(want, func(e entry) bool { return e.call && e.r.call() == x.call() })
 				if i >= 0 {
-					want[i].x = x
+					want[i].r = x
 				} else {
 					want = append(want, entry{true, x})
 				}
 			case r < 18 && len(want) > 0:
 				i := rng.IntN(len(want))
 				if e := want[i]; e.call {
-					ix.delCall(e.x.callHash)
+					ix.delCall(e.r.call())
 				} else {
-					ix.delID(e.x.key(), e.x)
+					ix.delID(e.r.key(), e.r)
 				}
 				want = slices.Delete(want, i, i+1)
 			case r == 18:
-				cut := stamp(rng.IntN(1000))
-				keep := func(x *rem) bool { return x.started >= cut }
+				cut := at.Add(time.Duration(rng.IntN(1000)))
+				keep := func(x remRef) bool { return !x.startedAt().Before(cut) }
 				ix.filter(keep)
-				want = slices.DeleteFunc(want, func(e entry) bool { return !keep(e.x) })
+				want = slices.DeleteFunc(want, func(e entry) bool { return !keep(e.r) })
+			case r > 18 && len(want) > 0:
+				i := rng.IntN(len(want))
+				ex := want[i].r.ex
+				if ex == nil {
+					break
+				}
+				x := &rem{idType: ex.id.Type, idKey: ex.id.Text, callHash: ex.callHash}
+				ix.summarized(idHash(keyOf(ex.id)), ex, x)
+				ix.summarized(callSlotHash(ex.callHash), ex, x)
+				for j := range want {
+					if want[j].r.ex == ex {
+						want[j].r = x.ref()
+					}
+				}
 			}
 			check("op " + strconv.Itoa(op))
 		}
