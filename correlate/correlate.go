@@ -424,7 +424,7 @@ type exchange struct {
 	verCode, outCode, methCode uint8
 
 	// Read only while it is live (exLive), kept here where they take no
-	// room (an exLive of 224 bytes, not 240: issue 11).
+	// room (issue 11).
 	cancelled    bool
 	onSession    bool
 	truncated    bool
@@ -433,7 +433,8 @@ type exchange struct {
 	// Its conversation's index holds it (addByID, link): its summary
 	// takes its place there once its row is out (forgetLive).
 	indexed   bool
-	sseEvents int32 // events of the final attempt's stream
+	dflags    diagFlags // its diagnosis flags (diagnose.go): an exLive of 208 bytes, not 224 (issue 11)
+	sseEvents int32     // events of the final attempt's stream
 }
 
 // exMore is the part of an exchange that few need.
@@ -598,7 +599,7 @@ type exLive struct {
 	// when first needed (holding), read through holdRO.
 	holdPart *exHold
 	// Its stream's events and its flags (sseEvents, cancelled, onSession,
-	// truncated, noEnd, lateResponse) are the exchange's fields, where they
+	// truncated, noEnd, lateResponse, and the diagnosis flags dflags) are the exchange's fields, where they
 	// take no room; like these, they are read only while it is live.
 }
 
@@ -606,7 +607,7 @@ type exLive struct {
 // needs, or one whose log reports its outcome or whose last attempt was
 // answered with a Retry-After, or the only open exchange of a stdio
 // response without a request, or one sent on a session after its 404
-// (an exLive of 224 bytes, not 408: issue 11).
+// (an exLive of 208 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After
