@@ -599,8 +599,9 @@ type exLive struct {
 	// when first needed (holding), read through holdRO.
 	holdPart *exHold
 	// Its stream's events and its flags (sseEvents, cancelled, onSession,
-	// truncated, noEnd, lateResponse, and the diagnosis flags dflags) are the exchange's fields, where they
-	// take no room; like these, they are read only while it is live.
+	// truncated, noEnd, lateResponse, dflags) are the exchange's fields,
+	// where they take no room; like these, they are read only while it
+	// is live.
 }
 
 // exHold is the part of a live exchange that only one cancelled or held
