@@ -240,9 +240,10 @@ type conversation struct {
 
 	lruPrev, lruNext *conversation // the order of activity (openlimit.go)
 
-	open    int32  // how many of openList are not final
-	sessOff uint32 // where its MCP session id starts in key, when it is keyed by one (session)
-	ver     uint8  // its protocol version (version): its number in knownVersions, verRare: its rare part's
+	open     int32  // how many of openList are not final
+	pastHead int32  // where past starts (state.go)
+	sessOff  uint32 // where its MCP session id starts in key, when it is keyed by one (session)
+	ver      uint8  // its protocol version (version): its number in knownVersions, verRare: its rare part's
 
 	sawInit  bool // the log showed its session's initialize (diagnose.go)
 	answered bool // a request on it got a JSON-RPC answer of its own: the session worked (diagnose.go)
@@ -1845,13 +1846,13 @@ func (cv *conversation) forget(cutoff time.Time) {
 	// summaries all along). Popping them later would have found nothing
 	// to unremember, so what is remembered, and when, is unchanged.
 	for cv.past.len() > 0 {
-		if x := cv.past.oldest().ref(); !x.final() || !x.startedAt().Before(cutoff) {
+		if x := cv.oldestPast().ref(); !x.final() || !x.startedAt().Before(cutoff) {
 			break
 		}
-		cv.past.pop()
+		cv.popPast()
 	}
 	if cv.past.len() == 0 {
-		cv.past = exRing{}
+		cv.past, cv.pastHead = exRing{}, 0
 	}
 }
 

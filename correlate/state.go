@@ -67,9 +67,9 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if limit <= 0 || x == nil {
 		return
 	}
-	cv.past.push(x)
+	cv.pushPast(x)
 	for cv.past.len() > limit {
-		cv.unremember(cv.past.pop())
+		cv.unremember(cv.popPast())
 	}
 }
 
@@ -276,43 +276,50 @@ func (t *impls) of(i schema.Implementation) *schema.Implementation {
 	return p
 }
 
-// exRing is a FIFO of remembered requests.
+// exRing is a FIFO of remembered requests: its len(buf) entries, from
+// the index its conversation keeps (pastHead, where it takes no room: a
+// conversation of 240 bytes, not 248, issue 11) on, cyclic in
+// buf[:cap(buf)].
 type exRing struct {
-	buf  []*rem
-	head int32 // index of the oldest
-	n    int32
+	buf []*rem
 }
 
-func (r *exRing) len() int { return int(r.n) }
+func (r *exRing) len() int { return len(r.buf) }
 
-func (r *exRing) push(ex *rem) {
-	if int(r.n) == len(r.buf) {
-		n := 2 * len(r.buf)
+// pushPast makes x the newest of its history.
+func (cv *conversation) pushPast(x *rem) {
+	r, n := &cv.past, len(cv.past.buf)
+	if n == cap(r.buf) {
+		size := 2 * n
 		switch {
-		case n == 0:
-			n = 2 // most conversations judge a few requests
-		case n < 8:
-			n = 8 // and those that judge more, many
+		case size == 0:
+			size = 2 // most conversations judge a few requests
+		case size < 8:
+			size = 8 // and those that judge more, many
 		}
-		grown := make([]*rem, n)
-		for i := 0; i < int(r.n); i++ {
-			grown[i] = r.buf[(int(r.head)+i)%len(r.buf)]
+		grown := make([]*rem, n, size)
+		all := r.buf[:cap(r.buf)]
+		for i := 0; i < n; i++ {
+			grown[i] = all[(int(cv.pastHead)+i)%len(all)]
 		}
-		r.buf, r.head = grown, 0
+		r.buf, cv.pastHead = grown, 0
 	}
-	r.buf[(int(r.head)+int(r.n))%len(r.buf)] = ex
-	r.n++
+	all := r.buf[:cap(r.buf)]
+	all[(int(cv.pastHead)+n)%len(all)] = x
+	r.buf = r.buf[:n+1]
 }
 
-// oldest is the oldest entry (the ring must not be empty).
-func (r *exRing) oldest() *rem { return r.buf[r.head] }
+// oldestPast is the oldest of its history (it must not be empty).
+func (cv *conversation) oldestPast() *rem { return cv.past.buf[:cap(cv.past.buf)][cv.pastHead] }
 
-func (r *exRing) pop() *rem {
-	ex := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = int32((int(r.head) + 1) % len(r.buf))
-	r.n--
-	return ex
+// popPast forgets the oldest of its history (it must not be empty).
+func (cv *conversation) popPast() *rem {
+	all := cv.past.buf[:cap(cv.past.buf)]
+	x := all[cv.pastHead]
+	all[cv.pastHead] = nil
+	cv.pastHead = int32((int(cv.pastHead) + 1) % len(all))
+	cv.past.buf = cv.past.buf[:len(cv.past.buf)-1]
+	return x
 }
 
 // internObservation makes the observation's side and transport the

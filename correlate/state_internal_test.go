@@ -180,3 +180,35 @@ func TestRemIndex(t *testing.T) {
 		}
 	}
 }
+
+// A conversation's history gives back its requests oldest first, through
+// growths that find it wrapped around its buffer.
+func TestHistoryRing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cv conversation
+	var want []*rem
+	for op := 0; op < 5000; op++ {
+		if len(want) > 0 && rng.IntN(5) < 2 {
+			if got := cv.oldestPast(); got != want[0] {
+				t.Fatalf("op %d: oldest %p, want %p", op, got, want[0])
+			}
+			if got := cv.popPast(); got != want[0] {
+				t.Fatalf("op %d: popped %p, want %p", op, got, want[0])
+			}
+			want = want[1:]
+		} else {
+			x := &rem{}
+			cv.pushPast(x)
+			want = append(want, x)
+		}
+		if cv.past.len() != len(want) {
+			t.Fatalf("op %d: %d remembered, want %d", op, cv.past.len(), len(want))
+		}
+	}
+	for len(want) > 0 {
+		if got := cv.popPast(); got != want[0] {
+			t.Fatalf("draining: popped %p, want %p", got, want[0])
+		}
+		want = want[1:]
+	}
+}
