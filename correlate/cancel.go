@@ -111,7 +111,7 @@ func (c *Correlator) answered(cv *conversation, ex *exchange, o *schema.Observat
 // be cancelled), before 2026-07-28 (where HTTP has no cancel notification:
 // closing the stream is the cancellation).
 func (cv *conversation) cancellable(ex *exchange) bool {
-	return !ex.fromServer && ex.method != "initialize" && !classify.Stateless(ex.versionOf(cv))
+	return !ex.fromServer && ex.method() != "initialize" && !classify.Stateless(ex.versionOf(cv))
 }
 
 // cancel marks an open exchange cancelled by a notification sent at t. A

@@ -91,11 +91,12 @@ func TestParkedRowRarePart(t *testing.T) {
 	c.seq = 1
 	cv := c.conv(o)
 	mk := func(id string) *exchange {
-		ex := &exchange{id: schema.ID{Type: schema.IDString, Text: id}, method: "tools/call", exID: "0123456789abcdef01234567", startedAt: at, cv: cv,
+		ex := &exchange{id: schema.ID{Type: schema.IDString, Text: id}, exID: "0123456789abcdef01234567", startedAt: at, cv: cv,
 			exLive: &exLive{}}
+		ex.setMethod("tools/call")
 		r := &rowBox{}
 		ex.row = &r.row
-		ex.row.ExchangeID, ex.row.Method, ex.row.StartedAt, ex.row.EndedAt = ex.exID, ex.method, at, at
+		ex.row.ExchangeID, ex.row.Method, ex.row.StartedAt, ex.row.EndedAt = ex.exID, ex.method(), at, at
 		ex.row.Source, ex.row.Sides, ex.row.Initiator, ex.row.Transport, ex.row.RetryOrigin, ex.row.Format = "a.ndjson", "client", "client", "streamable-http", "application", "wire"
 		ex.row.HTTPStatuses = r.statuses[:0:1]
 		ex.row.JSONRPCID = schema.Str(id)
@@ -174,12 +175,13 @@ func TestExchangeToolFromRow(t *testing.T) {
 		{"tools/call", "", "", false},
 		{"prompts/get", "summarize", "", true},
 	} {
-		ex := &exchange{id: schema.ID{Type: schema.IDNumber, Text: "3"}, method: tc.method, exID: "0123456789abcdef01234567", startedAt: at, cv: cv, exLive: &exLive{}}
+		ex := &exchange{id: schema.ID{Type: schema.IDNumber, Text: "3"}, exID: "0123456789abcdef01234567", startedAt: at, cv: cv, exLive: &exLive{}}
+		ex.setMethod(tc.method)
 		box := &rowBox{}
 		ex.row = &box.row
 		r := ex.row
 		r.ExchangeID, r.Method, r.StartedAt, r.EndedAt, r.Source, r.Sides, r.Initiator, r.Transport, r.RetryOrigin, r.Format =
-			ex.exID, ex.method, at, at, "a.ndjson", "client", "client", "streamable-http", "none", "wire"
+			ex.exID, ex.method(), at, at, "a.ndjson", "client", "client", "streamable-http", "none", "wire"
 		r.HTTPStatuses = box.statuses[:0:1]
 		if tc.named {
 			r.ToolName = schema.Str(tc.name)

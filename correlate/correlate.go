@@ -209,12 +209,13 @@ type idKey struct {
 func keyOf(id schema.ID) idKey { return idKey{id.Type, classify.IDKey(id)} }
 
 type conversation struct {
-	key      string
-	byID     idIndex                // every exchange of the conversation by request id, oldest first
+	key string
+	// Its requests by id, oldest first, and its latest client request per
+	// call hash (index.go).
+	idx      remIndex
 	client   *schema.Implementation // shared among the correlator's conversations (impls); never nil
 	server   *schema.Implementation // the same
 	openList []*exchange            // exchanges not yet final, plus finished ones not yet pruned
-	calls    callIndex              // the latest client request per call hash
 	diag     convDiag               // what the diagnosis columns need (diagnose.go)
 	first    int64                  // Seq of its first observation: its id in order keys and link events
 	log0     *logKey                // the log of its first observation (lin), shared with the correlator's byLog
@@ -239,9 +240,10 @@ type conversation struct {
 
 	lruPrev, lruNext *conversation // the order of activity (openlimit.go)
 
-	open    int32  // how many of openList are not final
-	sessOff uint32 // where its MCP session id starts in key, when it is keyed by one (session)
-	ver     uint8  // its protocol version (version): its number in knownVersions, verRare: its rare part's
+	open     int32  // how many of openList are not final
+	pastHead int32  // where past starts (state.go)
+	sessOff  uint32 // where its MCP session id starts in key, when it is keyed by one (session)
+	ver      uint8  // its protocol version (version): its number in knownVersions, verRare: its rare part's
 
 	sawInit  bool // the log showed its session's initialize (diagnose.go)
 	answered bool // a request on it got a JSON-RPC answer of its own: the session worked (diagnose.go)
@@ -392,7 +394,6 @@ type exchange struct {
 
 	exID       string // its exchange_id, kept after row is dropped
 	id         schema.ID
-	method     string
 	paramsHash uint64
 
 	// Kept after the exchange is judged, for the exchanges that follow
@@ -417,19 +418,24 @@ type exchange struct {
 	// protocol version or an outcome not among the known ones): made when
 	// first needed (an exchange of 208 bytes, not 256: issue 11).
 	more *exMore
-	// Its protocol version (reqVersion) and its outcome once judged
-	// (outcome): their numbers in knownVersions and knownOutcomes, or
-	// oddText (in more).
-	verCode, outCode uint8
+	// Its protocol version (reqVersion), its outcome once judged
+	// (outcome) and its method (method): their numbers in knownVersions,
+	// knownOutcomes and knownMethods, or oddText (in more; a method code
+	// rather than its text: an exchange of 192 bytes, not 208, issue 11).
+	verCode, outCode, methCode uint8
 
 	// Read only while it is live (exLive), kept here where they take no
-	// room (an exLive of 224 bytes, not 240: issue 11).
+	// room (issue 11).
 	cancelled    bool
 	onSession    bool
 	truncated    bool
 	noEnd        bool // the log gives no end time: no latency
 	lateResponse bool
-	sseEvents    int32 // events of the final attempt's stream
+	// Its conversation's index holds it (addByID, link): its summary
+	// takes its place there once its row is out (forgetLive).
+	indexed   bool
+	dflags    diagFlags // its diagnosis flags (diagnose.go): an exLive of 208 bytes, not 224 (issue 11)
+	sseEvents int32     // events of the final attempt's stream
 }
 
 // exMore is the part of an exchange that few need.
@@ -438,9 +444,9 @@ type exMore struct {
 	requestState string
 	chain        *chain // MRTR chain it belongs to, while the chain is open
 	round        int32  // MRTR round, 1-based; 0 outside a chain
-	// Its protocol version and outcome when not among the known ones
-	// (verCode, outCode oddText).
-	version, outcome string
+	// Its protocol version, outcome and method when not among the known
+	// ones (verCode, outCode, methCode oddText).
+	version, outcome, method string
 }
 
 // morePart is ex's rare part, made when first needed.
@@ -458,6 +464,30 @@ const oddText = 0xff
 var knownOutcomes = [...]string{"", classify.ToolSuccess, classify.ToolError, classify.Success, classify.InputRequired,
 	classify.Cancelled, classify.JSONRPCError, classify.MalformedJSON, classify.InvalidEnvelope, classify.InvalidToolResult,
 	classify.InvalidResult, classify.HTTPError, classify.StreamIncomplete, classify.NoResponse, classify.Unknown}
+
+// method is its request's method.
+func (ex *exchange) method() string {
+	if ex.methCode == oddText {
+		return ex.more.method
+	}
+	return knownMethods[ex.methCode]
+}
+
+// setMethod sets its method, keeping the text of one not among
+// knownMethods as it is given.
+func (ex *exchange) setMethod(m string) {
+	for i, k := range knownMethods {
+		if m == k {
+			ex.methCode = uint8(i)
+			if ex.more != nil {
+				ex.more.method = ""
+			}
+			return
+		}
+	}
+	ex.methCode = oddText
+	ex.morePart().method = m
+}
 
 // reqVersion is the protocol version its request gave ("" none).
 func (ex *exchange) reqVersion() string {
@@ -565,21 +595,21 @@ type exLive struct {
 	diag     exDiag
 	told     exState
 	log      *logKey // the log of its latest request record (ids.go; logRef)
-	rem      *rem    // what its conversation remembers of it (history.go)
 	lx       *linkEx // the Linker's record of it, once told (tellAttach; only the Linker reads it)
 	// What an exchange cancelled or held needs (cancel.go, ids.go): made
 	// when first needed (holding), read through holdRO.
 	holdPart *exHold
 	// Its stream's events and its flags (sseEvents, cancelled, onSession,
-	// truncated, noEnd, lateResponse) are the exchange's fields, where they
-	// take no room; like these, they are read only while it is live.
+	// truncated, noEnd, lateResponse, dflags) are the exchange's fields,
+	// where they take no room; like these, they are read only while it
+	// is live.
 }
 
 // exHold is the part of a live exchange that only one cancelled or held
 // needs, or one whose log reports its outcome or whose last attempt was
 // answered with a Retry-After, or the only open exchange of a stdio
 // response without a request, or one sent on a session after its 404
-// (an exLive of 224 bytes, not 408: issue 11).
+// (an exLive of 208 bytes, not 408: issue 11).
 type exHold struct {
 	reported   *schema.Reported // what the log reports of it
 	retryAfter string           // its last attempt's Retry-After
@@ -1117,14 +1147,15 @@ func (c *Correlator) addStdio(cv *conversation, o *schema.Observation) (used, no
 // attach finds the exchange a request belongs to, or starts one.
 func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool) *exchange {
 	k := keyOf(m.ID)
-	list := cv.byID.get(k)
+	var buf [8]remRef
+	list := cv.idx.ids(k, buf[:0])
 	inst := c.instanceOf(cv, o, m, fromServer, list)
 	prevRem := latestIn(list, fromServer, inst)
-	if prevRem != nil && prevRem.ex != nil {
+	if prevRem.ex != nil {
 		c.reopenSameID(cv, prevRem.ex, o, m) // a held server row takes another attempt
 	}
 	retryOrigin, retryOf, basis := "none", "", ""
-	if prevRem != nil && prevRem.paramsHash == m.ParamsHash && m.ID.Valid() {
+	if prevRem.ok() && prevRem.params() == m.ParamsHash && m.ID.Valid() {
 		switch o.Trigger {
 		case schema.TriggerApplication, schema.TriggerManual:
 			retryOrigin, retryOf = o.Trigger, prevRem.exIDText()
@@ -1158,8 +1189,9 @@ func (c *Correlator) attach(cv *conversation, o *schema.Observation, m *schema.M
 		}
 	}
 	conflict := idConflict(cv, list, m, o, fromServer, inst)
-	ex := &exchange{id: m.ID, method: m.Method, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
+	ex := &exchange{id: m.ID, paramsHash: m.ParamsHash, fromServer: fromServer, cv: cv,
 		ref: exRef{c.seq, c.attachN}, inst: inst, exLive: &exLive{log: c.logRef(o)}}
+	ex.setMethod(m.Method)
 	box := &rowBox{}
 	ex.row = &box.row
 	c.attachN++
@@ -1305,11 +1337,12 @@ func exchangeID(pos schema.Position, m *schema.Message, scratch []byte) (string,
 // whose request has not been seen yet is parked until it appears.
 func (c *Correlator) pairResponse(cv *conversation, m *schema.Message, o *schema.Observation, toServer bool) pairing {
 	k := keyOf(m.ID)
-	list := cv.byID.get(k)
+	var buf [8]remRef
+	list := cv.idx.ids(k, buf[:0])
 	seen := false
 	for i := len(list) - 1; i >= 0; i-- {
 		x := list[i]
-		if x.fromServer != toServer {
+		if x.server() != toServer {
 			continue
 		}
 		seen = true
@@ -1365,9 +1398,10 @@ func (c *Correlator) notification(cv *conversation, m *schema.Message, fromServe
 	if !ok {
 		return
 	}
-	list := cv.byID.get(keyOf(id))
+	var buf [8]remRef
+	list := cv.idx.ids(keyOf(id), buf[:0])
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer {
+		if list[i].server() == fromServer {
 			if !list[i].final() {
 				c.cancel(cv, list[i].ex, m.At)
 			}
@@ -1393,7 +1427,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if version == "" {
 		version = cv.version()
 	}
-	ev := classify.Evidence{Method: ex.method, ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
+	ev := classify.Evidence{Method: ex.method(), ProtocolVersion: version, ID: ex.id, Attempts: ex.attempts,
 		Response: ex.response, Stray: ex.holdRO().stray, Cancelled: ex.cancelled, OnSession: ex.onSession, Reported: ex.holdRO().reported,
 		StreamNotRecorded: cv.lostGet, LateResponse: ex.lateResponse}
 	v := classify.Classify(&ev)
@@ -1431,7 +1465,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	}
 	if v.Judged != nil {
 		r.ResponseWhere = c.slabs.strs.put(v.Judged.Where.String())
-		if ex.method == "initialize" && v.Outcome == classify.Success {
+		if ex.method() == "initialize" && v.Outcome == classify.Success {
 			version, server, hasServer := initializeResult(v.Judged)
 			cv.setVersion(version)
 			if r.ProtocolVersion == nil && cv.ver != 0 {
@@ -1481,7 +1515,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 		c.prune(cv)
 		return
 	}
-	if v.Judged != nil && v.Outcome == classify.Success && ex.method == "tools/list" {
+	if v.Judged != nil && v.Outcome == classify.Success && ex.method() == "tools/list" {
 		cv.learnToolsOf(v.Judged)
 	}
 	if v.Outcome == classify.InputRequired && v.Judged != nil {
@@ -1695,7 +1729,7 @@ func (c *Correlator) close(cv *conversation) {
 		cv.rare.pending, cv.rare.cancels = nil, nil
 	}
 	cv.openList = nil
-	cv.byID, cv.calls = idIndex{}, callIndex{}
+	cv.idx = remIndex{}
 	delete(c.convs, cv.key)
 	c.lruUnlink(cv)
 	for _, lk := range cv.logList() {
@@ -1799,65 +1833,26 @@ func (cv *conversation) waitsOnStream() bool {
 	return false
 }
 
-// compactIDList keeps, of the exchanges sharing an id, those still open and
-// the latest finished one: all that later pairing and retries look at.
-func compactIDList(list []*rem) []*rem {
-	if len(list) < 8 {
-		return list
-	}
-	lastFinal := -1
-	for i, x := range list {
-		if x.final() {
-			lastFinal = i
-		}
-	}
-	out := list[:0]
-	for i, x := range list {
-		if !x.final() || i == lastFinal {
-			out = append(out, x)
-		}
-	}
-	clear(list[len(out):])
-	return out
-}
-
 // forget drops, from a long-lived conversation, the finished exchanges that
 // started before cutoff: an id or a call that old is no longer matched.
 func (cv *conversation) forget(cutoff time.Time) {
-	if cv.byID.len()+cv.calls.len() < 64 {
+	if cv.idx.len() < 64 {
 		return
 	}
-	cv.byID.each(func(k idKey, list []*rem) {
-		keep := list[:0]
-		for _, x := range list {
-			if !x.final() || !x.startedAt().Before(cutoff) {
-				keep = append(keep, x)
-			}
-		}
-		if len(keep) == 0 {
-			cv.byID.del(k)
-		} else {
-			cv.byID.set(k, keep)
-		}
-	})
-	cv.calls.each(func(h uint64, x *rem) {
-		if x.final() && x.startedAt().Before(cutoff) {
-			cv.calls.del(h)
-		}
-	})
+	cv.idx.filter(func(x remRef) bool { return !x.final() || !x.startedAt().Before(cutoff) })
 	// Those at the head of its history are now in no index: they leave it
 	// too (issue 11: a conversation that just stopped while a stream was
 	// open stays open four times IdleTimeout, and kept its latest 128
 	// summaries all along). Popping them later would have found nothing
 	// to unremember, so what is remembered, and when, is unchanged.
 	for cv.past.len() > 0 {
-		if x := cv.past.oldest(); !x.final() || !x.startedAt().Before(cutoff) {
+		if x := cv.oldestPast().ref(); !x.final() || !x.startedAt().Before(cutoff) {
 			break
 		}
-		cv.past.pop()
+		cv.popPast()
 	}
 	if cv.past.len() == 0 {
-		cv.past = exRing{}
+		cv.past, cv.pastHead = exRing{}, 0
 	}
 }
 

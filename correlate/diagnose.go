@@ -37,19 +37,36 @@ const (
 	invalidRequestCode    = -32600
 )
 
-// exDiag is what the diagnosis columns need of one exchange.
+// exDiag is what the diagnosis columns need of one exchange: resumption,
+// its SSE event ids and its latest cut, made with its first event id (an
+// exDiag of 8 bytes, not 56: issue 11). Its flags are the exchange's
+// (diag), where they take no room. Session: when it was sent on a session
+// after its 404, the time of the 404 is its hold part's stuckSince (the
+// Linker refines the reason).
 type exDiag struct {
-	// Resumption: its SSE event ids and its latest cut, made with its
-	// first event id (an exDiag of 16 bytes, not 56: issue 11).
-	resume     *exResume
-	waiting    bool // it waits for a reconnect (it is in its conversation's waiting list)
-	noLEID     bool // a reconnect after a cut omitted Last-Event-ID
-	unreplayed bool // a resumed stream ended without the response, and none brought it since
+	resume *exResume
+}
+
+// diagFlags are an exchange's diagnosis flags, read only while it is live.
+type diagFlags uint8
+
+const (
+	diagWaiting    diagFlags = 1 << iota // it waits for a reconnect (it is in its conversation's waiting list)
+	diagNoLEID                           // a reconnect after a cut omitted Last-Event-ID
+	diagUnreplayed                       // a resumed stream ended without the response, and none brought it since
 	// Side effects.
-	repeats bool // it repeats an earlier request of the same call (retry_of, duplicate_of)
-	prevRan bool // that earlier request ran, or may have run, on the server
-	// Session: when it was sent on a session after its 404, the time of
-	// the 404 is its hold part's stuckSince (the Linker refines the reason).
+	diagRepeats // it repeats an earlier request of the same call (retry_of, duplicate_of)
+	diagPrevRan // that earlier request ran, or may have run, on the server
+)
+
+func (ex *exchange) is(f diagFlags) bool { return ex.dflags&f != 0 }
+
+func (ex *exchange) setFlag(f diagFlags, on bool) {
+	if on {
+		ex.dflags |= f
+	} else {
+		ex.dflags &^= f
+	}
 }
 
 // convDiag is what the diagnosis columns need of one conversation.
@@ -95,7 +112,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 		return
 	}
 	ex.diag.setCutAt(o.EndOrStart())
-	ex.diag.waiting = true
+	ex.setFlag(diagWaiting, true)
 	cv.diag.waiting = append(cv.diag.waiting, ex)
 }
 
@@ -103,7 +120,7 @@ func (c *Correlator) noteAttempt(cv *conversation, ex *exchange, o *schema.Obser
 // order the attempts were sent (their exchanges are judged later, the
 // failed ones only when the conversation ends).
 func (c *Correlator) noteSession(cv *conversation, ex *exchange, o *schema.Observation, version string) {
-	if o.SessionID == "" || classify.Stateless(version) || ex.method == "initialize" {
+	if o.SessionID == "" || classify.Stateless(version) || ex.method() == "initialize" {
 		return
 	}
 	h := o.HTTP
@@ -192,10 +209,10 @@ func (d *exDiag) addEventID(id string) {
 }
 
 func (c *Correlator) stopWaiting(cv *conversation, ex *exchange) {
-	if !ex.diag.waiting {
+	if !ex.is(diagWaiting) {
 		return
 	}
-	ex.diag.waiting = false
+	ex.setFlag(diagWaiting, false)
 	cv.diag.waiting = slices.DeleteFunc(cv.diag.waiting, func(w *exchange) bool { return w == ex })
 }
 
@@ -215,7 +232,7 @@ func (c *Correlator) noteGet(cv *conversation, o *schema.Observation) {
 	for _, ex := range cv.diag.waiting {
 		if ex.final {
 			if ex.exLive != nil {
-				ex.diag.waiting = false
+				ex.setFlag(diagWaiting, false)
 			}
 			continue
 		}
@@ -226,19 +243,19 @@ func (c *Correlator) noteGet(cv *conversation, o *schema.Observation) {
 		}
 		switch {
 		case h.LastEventID == "":
-			d.noLEID = true
-			d.waiting = false
+			ex.setFlag(diagNoLEID, true)
+			ex.setFlag(diagWaiting, false)
 			continue
 		case !slices.Contains(d.eventIDs(), h.LastEventID):
 			keep = append(keep, ex) // another stream's resumption
 			continue
 		}
 		if carriesResponse(o, ex.id) {
-			d.unreplayed = false
-			d.waiting = false
+			ex.setFlag(diagUnreplayed, false)
+			ex.setFlag(diagWaiting, false)
 			continue
 		}
-		d.unreplayed = true
+		ex.setFlag(diagUnreplayed, true)
 		if h.SSE && h.StreamLastEventID != "" {
 			d.addEventID(h.StreamLastEventID)
 		}
@@ -268,15 +285,15 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 	r := ex.getRow()
 	c.stopWaiting(cv, ex)
 	switch {
-	case ex.diag.noLEID:
+	case ex.is(diagNoLEID):
 		r.ResumeProblem = schema.Str(ResumeNoLastEventID)
-	case ex.diag.unreplayed:
+	case ex.is(diagUnreplayed):
 		r.ResumeProblem = schema.Str(ResumeNotReplayed)
 	}
 	answerSaysUnknown := c.judgeSession(cv, ex, v, version)
 	ex.ran = uint16(min(ranCount(ex, v, answerSaysUnknown), math.MaxUint16))
 	if tool := ex.tool(); tool != "" && !cv.safeToRepeat(tool) &&
-		(ex.ran >= 2 || (ex.diag.repeats && ex.diag.prevRan && ex.ran >= 1)) {
+		(ex.ran >= 2 || (ex.is(diagRepeats) && ex.is(diagPrevRan) && ex.ran >= 1)) {
 		r.DuplicateSideEffect = true
 	}
 }
@@ -289,10 +306,10 @@ func (c *Correlator) diagnose(cv *conversation, ex *exchange, v *classify.Verdic
 // It reports whether the answer itself said the session is unknown.
 func (c *Correlator) judgeSession(cv *conversation, ex *exchange, v *classify.Verdict, version string) (answerSaysUnknown bool) {
 	r := ex.getRow()
-	if ex.method == "initialize" && !ex.fromServer {
+	if ex.method() == "initialize" && !ex.fromServer {
 		cv.sawInit = true
 	}
-	if !ex.onSession || ex.fromServer || classify.Stateless(version) || ex.method == "initialize" {
+	if !ex.onSession || ex.fromServer || classify.Stateless(version) || ex.method() == "initialize" {
 		return false
 	}
 	reason := unknownSessionAnswer(cv, ex, v)
@@ -524,9 +541,9 @@ func (ex *exchange) ranSoFar() bool {
 
 // noteRepeat records that ex repeats prev, an earlier request of the same
 // call (a retry or a duplicate dispatch), for duplicate_side_effect.
-func (ex *exchange) noteRepeat(prev *rem) {
-	ex.diag.repeats = true
-	ex.diag.prevRan = prev.ranSoFar()
+func (ex *exchange) noteRepeat(prev remRef) {
+	ex.setFlag(diagRepeats, true)
+	ex.setFlag(diagPrevRan, prev.ranSoFar())
 }
 
 // mergedDuplicate is duplicate_side_effect of a merged row. The server's

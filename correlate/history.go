@@ -11,26 +11,27 @@ import (
 
 // What a conversation remembers of its requests for the requests that
 // follow (id matching, retries, duplicates, id conflicts, MRTR chains):
-// a rem for each, in its indexes (byID, calls) and its history (past).
-// While the request is open, and judged until its row has gone out, the
-// rem points to its exchange and everything is read from there. Once its
-// row is out (forgetLive) the rem keeps a summary of the few things later
-// requests consult (80 bytes: its id, hashes, times, outcome, the id of
-// its row) and lets go of the exchange, which is freed with its row
-// (issue 11: a judged exchange took some 400 bytes of the history, 256 of
-// them the exchange itself and 24 its exchange id).
+// each in its index (index.go: by id, and the latest of each call) and,
+// once judged, its history (past). While the request is open, and judged
+// until its row has gone out, the index holds its exchange and everything
+// is read from there (no summary: issue 11, 80 bytes of each open
+// request). Once its row is out (forgetLive) a rem takes its place: a
+// summary of the few things later requests consult (80 bytes: its id,
+// hashes, times, outcome, the id of its row), which lets go of the
+// exchange, freed with its row (issue 11: a judged exchange took some 400
+// bytes of the history, 256 of them the exchange itself and 24 its
+// exchange id). A remRef is either, as the index gives them.
 type rem struct {
-	ex *exchange // the request until its row has gone out; nil after
+	ex *exchange // its exchange, kept only with keepExchanges
 
-	// Set when the rem is made (attach): the exchange's, which never
-	// change. Its client instance is read with instOf: its exchange's,
-	// then its more's (0 unless the conversation is divided; a summary of
-	// 80 bytes, not 88, so 80 in memory rather than 96: issue 11).
+	// The exchange's, which never change. Its client instance is read
+	// with instOf: its more's (0 unless the conversation is divided; a
+	// summary of 80 bytes, not 88, so 80 in memory rather than 96: issue
+	// 11).
 	paramsHash uint64
 	callHash   uint64
 	fromServer bool
 
-	// The summary, set by forget.
 	flags          remFlags
 	unique         int8 // idsUniquePerSession of its own protocol version: 0 none (the conversation's), 1 yes, -1 no
 	idType         schema.IDType
@@ -72,15 +73,29 @@ var keepExchanges bool
 // back as the exchange it summarizes (set by the package's tests).
 var checkRem bool
 
-// remOf is the rem of an exchange still live, made when first needed.
-func (ex *exchange) remOf() *rem {
-	if ex.rem == nil {
-		ex.rem = &rem{ex: ex, paramsHash: ex.paramsHash, callHash: ex.callHash, fromServer: ex.fromServer}
-	}
-	return ex.rem
+// remRef is a remembered request: its exchange while it is live (ex; x
+// nil), else its summary (x; and with keepExchanges, ex, which is then
+// read). Its accessors read the exchange while there is one, else the
+// summary.
+type remRef struct {
+	ex *exchange
+	x  *rem
 }
 
-// forget makes the summary of a judged exchange whose row has gone out and
+// ref is the remRef of a summary.
+func (x *rem) ref() remRef { return remRef{ex: x.ex, x: x} }
+
+// ok says whether it is a request (the zero remRef is none).
+func (r remRef) ok() bool { return r.ex != nil || r.x != nil }
+
+// summarize makes the summary of a judged exchange whose row has gone out.
+func summarize(ex *exchange) *rem {
+	x := &rem{ex: ex, paramsHash: ex.paramsHash, callHash: ex.callHash, fromServer: ex.fromServer}
+	x.forget(ex)
+	return x
+}
+
+// forget fills the summary of a judged exchange whose row has gone out and
 // lets go of the exchange.
 func (x *rem) forget(ex *exchange) {
 	x.flags = 0
@@ -139,8 +154,9 @@ func (x *rem) forget(ex *exchange) {
 
 // check panics unless the summary reads back as ex.
 func (x *rem) check(ex *exchange) {
-	s := *x
-	s.ex = nil
+	c := *x
+	c.ex = nil
+	s := remRef{x: &c}
 	f1, u1 := s.failedSoFar()
 	f2, u2 := ex.failedSoFar()
 	cv := &conversation{client: &noImpl, server: &noImpl, toldCl: &noImpl}
@@ -156,8 +172,8 @@ func (x *rem) check(ex *exchange) {
 	if !s.final() || !ex.final || !s.startedAt().Equal(ex.startedAt) || !s.endedAt().Equal(ex.endedAt) ||
 		s.startedAt().IsZero() != ex.startedAt.IsZero() || s.endedAt().IsZero() != ex.endedAt.IsZero() ||
 		s.exIDText() != ex.exID || f1 != f2 || u1 != u2 || s.ranSoFar() != ex.ranSoFar() ||
-		math.Float64bits(s.retryAfter()) != math.Float64bits(ex.retryAfterS) || s.key() != keyOf(ex.id) || s.paramsHash != ex.paramsHash || s.callHash != ex.callHash ||
-		s.instOf() != ex.inst || s.fromServer != ex.fromServer || s.isInputRequired() != (ex.outcome() == classify.InputRequired) ||
+		math.Float64bits(s.retryAfter()) != math.Float64bits(ex.retryAfterS) || s.key() != keyOf(ex.id) || s.params() != ex.paramsHash || s.call() != ex.callHash ||
+		s.instOf() != ex.inst || s.server() != ex.fromServer || s.isInputRequired() != (ex.outcome() == classify.InputRequired) ||
 		(s.isInputRequired() && (s.requestState() != ex.requestState() || s.round() != ex.round() || s.chain() != ex.chain())) {
 		panic("correlate: a summary does not read back as its exchange")
 	}
@@ -188,141 +204,171 @@ func (s stamp) time() time.Time {
 	return time.Unix(0, int64(s))
 }
 
+// utc is the stamp's time in UTC (the zero time for zeroStamp).
+func (s stamp) utc() time.Time {
+	if s == zeroStamp {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(s)).UTC()
+}
+
 // The accessors read the exchange while there is one, else the summary.
+
+func (r remRef) params() uint64 {
+	if r.ex != nil {
+		return r.ex.paramsHash
+	}
+	return r.x.paramsHash
+}
+
+func (r remRef) call() uint64 {
+	if r.ex != nil {
+		return r.ex.callHash
+	}
+	return r.x.callHash
+}
+
+// server says the server sent it (fromServer).
+func (r remRef) server() bool {
+	if r.ex != nil {
+		return r.ex.fromServer
+	}
+	return r.x.fromServer
+}
 
 // instOf is the client instance that sent it (0 where conversations are
 // not divided).
-func (x *rem) instOf() int32 {
+func (r remRef) instOf() int32 {
 	switch {
-	case x.ex != nil:
-		return x.ex.inst
-	case x.more != nil:
-		return x.more.inst
+	case r.ex != nil:
+		return r.ex.inst
+	case r.x.more != nil:
+		return r.x.more.inst
 	}
 	return 0
 }
 
-func (x *rem) final() bool { return x.ex == nil || x.ex.final }
+func (r remRef) final() bool { return r.ex == nil || r.ex.final }
 
-func (x *rem) startedAt() time.Time {
+func (r remRef) startedAt() time.Time {
 	switch {
-	case x.ex != nil:
-		return x.ex.startedAt
-	case x.more != nil && x.more.times != nil:
-		return x.more.times[0]
+	case r.ex != nil:
+		return r.ex.startedAt
+	case r.x.more != nil && r.x.more.times != nil:
+		return r.x.more.times[0]
 	}
-	return x.started.time()
+	return r.x.started.time()
 }
 
-func (x *rem) endedAt() time.Time {
+func (r remRef) endedAt() time.Time {
 	switch {
-	case x.ex != nil:
-		return x.ex.endedAt
-	case x.more != nil && x.more.times != nil:
-		return x.more.times[1]
+	case r.ex != nil:
+		return r.ex.endedAt
+	case r.x.more != nil && r.x.more.times != nil:
+		return r.x.more.times[1]
 	}
-	return x.ended.time()
+	return r.x.ended.time()
 }
 
 // lastEndAt is when its last attempt ended; of a summary, only with a
 // Retry-After (retryAfter not 0), which is all that reads it
 // (judgeRetryAfter).
-func (x *rem) lastEndAt() time.Time {
+func (r remRef) lastEndAt() time.Time {
 	switch {
-	case x.ex != nil:
-		return x.ex.lastEndAt()
-	case x.more != nil:
-		return x.more.lastEnd
+	case r.ex != nil:
+		return r.ex.lastEndAt()
+	case r.x.more != nil:
+		return r.x.more.lastEnd
 	}
 	return time.Time{}
 }
 
-func (x *rem) retryAfter() float64 {
+func (r remRef) retryAfter() float64 {
 	switch {
-	case x.ex != nil:
-		return x.ex.retryAfterS
-	case x.more != nil:
-		return x.more.retryAfterS
+	case r.ex != nil:
+		return r.ex.retryAfterS
+	case r.x.more != nil:
+		return r.x.more.retryAfterS
 	}
 	return 0
 }
 
 // key is the key of its id (keyOf).
-func (x *rem) key() idKey {
-	if x.ex != nil {
-		return keyOf(x.ex.id)
+func (r remRef) key() idKey {
+	if r.ex != nil {
+		return keyOf(r.ex.id)
 	}
-	return idKey{x.idType, x.idKey}
+	return idKey{r.x.idType, r.x.idKey}
 }
 
 // exIDText is the exchange id of its row.
-func (x *rem) exIDText() string {
+func (r remRef) exIDText() string {
 	switch {
-	case x.ex != nil:
-		return x.ex.exID
-	case x.more != nil && x.more.exID != "":
-		if x.more.exID == "\x00" {
+	case r.ex != nil:
+		return r.ex.exID
+	case r.x.more != nil && r.x.more.exID != "":
+		if r.x.more.exID == "\x00" {
 			return ""
 		}
-		return x.more.exID
+		return r.x.more.exID
 	}
-	return hex.EncodeToString(x.exID[:])
+	return hex.EncodeToString(r.x.exID[:])
 }
 
-func (x *rem) failedSoFar() (failed, uncertain bool) {
-	if x.ex != nil {
-		return x.ex.failedSoFar()
+func (r remRef) failedSoFar() (failed, uncertain bool) {
+	if r.ex != nil {
+		return r.ex.failedSoFar()
 	}
-	return x.flags&(remSuccess|remInputRequired) == 0, x.flags&remUncertain != 0
+	return r.x.flags&(remSuccess|remInputRequired) == 0, r.x.flags&remUncertain != 0
 }
 
-func (x *rem) ranSoFar() bool {
-	if x.ex != nil {
-		return x.ex.ranSoFar()
+func (r remRef) ranSoFar() bool {
+	if r.ex != nil {
+		return r.ex.ranSoFar()
 	}
-	return x.flags&remRan != 0
+	return r.x.flags&remRan != 0
 }
 
 // idsUnique is idsUniquePerSession of the version it was sent under.
-func (x *rem) idsUnique(cv *conversation) bool {
-	if x.ex != nil {
-		return idsUniquePerSession(x.ex.versionOf(cv))
+func (r remRef) idsUnique(cv *conversation) bool {
+	if r.ex != nil {
+		return idsUniquePerSession(r.ex.versionOf(cv))
 	}
-	if x.unique == 0 {
+	if r.x.unique == 0 {
 		return idsUniquePerSession(cv.version())
 	}
-	return x.unique > 0
+	return r.x.unique > 0
 }
 
-func (x *rem) isInputRequired() bool {
-	if x.ex != nil {
-		return x.ex.final && x.ex.outcome() == classify.InputRequired
+func (r remRef) isInputRequired() bool {
+	if r.ex != nil {
+		return r.ex.final && r.ex.outcome() == classify.InputRequired
 	}
-	return x.flags&remInputRequired != 0
+	return r.x.flags&remInputRequired != 0
 }
 
 // The MRTR part: read only of a request judged input_required.
 
-func (x *rem) requestState() string {
-	if x.ex != nil {
-		return x.ex.requestState()
+func (r remRef) requestState() string {
+	if r.ex != nil {
+		return r.ex.requestState()
 	}
-	return x.more.requestState
+	return r.x.more.requestState
 }
 
-func (x *rem) round() int32 {
-	if x.ex != nil {
-		return x.ex.round()
+func (r remRef) round() int32 {
+	if r.ex != nil {
+		return r.ex.round()
 	}
-	return x.more.round
+	return r.x.more.round
 }
 
-func (x *rem) chain() *chain {
-	if x.ex != nil {
-		return x.ex.chain()
+func (r remRef) chain() *chain {
+	if r.ex != nil {
+		return r.ex.chain()
 	}
-	return x.more.chain
+	return r.x.more.chain
 }
 
 // inFlight is the exchange's inFlight: a summarized one is judged.
-func (x *rem) inFlight(cv *conversation) bool { return x.ex != nil && x.ex.inFlight(cv) }
+func (r remRef) inFlight(cv *conversation) bool { return r.ex != nil && r.ex.inFlight(cv) }

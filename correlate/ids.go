@@ -72,21 +72,21 @@ func isHandshake(method string) bool { return method == "initialize" || method =
 
 // latestIn returns the latest request of list sent in one direction by one
 // instance.
-func latestIn(list []*rem, fromServer bool, inst int32) *rem {
+func latestIn(list []remRef, fromServer bool, inst int32) remRef {
 	for i := len(list) - 1; i >= 0; i-- {
-		if list[i].fromServer == fromServer && list[i].instOf() == inst {
+		if list[i].server() == fromServer && list[i].instOf() == inst {
 			return list[i]
 		}
 	}
-	return nil
+	return remRef{}
 }
 
 // repeatOf says whether a request is the same request as prev sent again
 // (same id, same params) while prev has not succeeded: an SDK re-POST, a
 // frame written twice, or the log's trigger naming who repeated it. The
 // rules of attach then apply to it.
-func repeatOf(prev *rem, m *schema.Message) bool {
-	if prev == nil || prev.paramsHash != m.ParamsHash || !m.ID.Valid() {
+func repeatOf(prev remRef, m *schema.Message) bool {
+	if !prev.ok() || prev.params() != m.ParamsHash || !m.ID.Valid() {
 		return false
 	}
 	failed, _ := prev.failedSoFar()
@@ -100,7 +100,7 @@ func repeatOf(prev *rem, m *schema.Message) bool {
 // one the instance sent before it (its sequence started again) that is
 // not held by a request still in flight. The same request sent again
 // (repeatOf) never starts one.
-func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool, list []*rem) int32 {
+func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *schema.Message, fromServer bool, list []remRef) int32 {
 	if !cv.tracksInstances() {
 		return 0
 	}
@@ -120,8 +120,8 @@ func (c *Correlator) instanceOf(cv *conversation, o *schema.Observation, m *sche
 		case isHandshake(m.Method):
 			fresh = !isInt || !in.hasHi || id <= in.hi
 		case isInt && in.hasHi && id < in.hi && in.hiAt.Before(o.Time):
-			fresh = !slices.ContainsFunc(list, func(x *rem) bool {
-				return !x.fromServer && x.instOf() == in.n && x.inFlight(cv)
+			fresh = !slices.ContainsFunc(list, func(x remRef) bool {
+				return !x.server() && x.instOf() == in.n && x.inFlight(cv)
 			})
 		}
 		if fresh {
@@ -193,13 +193,13 @@ func (cv *conversation) checksIDConflicts() bool {
 // else until its last attempt ended. Records are written when they end,
 // so the earlier request may come second: the pair is found either way,
 // and the row of the two that comes second in the log is the one flagged.
-func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Observation, fromServer bool, inst int32) bool {
+func idConflict(cv *conversation, list []remRef, m *schema.Message, o *schema.Observation, fromServer bool, inst int32) bool {
 	if !m.ID.Valid() || !cv.checksIDConflicts() {
 		return false
 	}
 	start, end := o.Time, o.EndOrStart()
-	return slices.ContainsFunc(list, func(x *rem) bool {
-		if x.fromServer != fromServer || x.instOf() != inst || x.paramsHash == m.ParamsHash {
+	return slices.ContainsFunc(list, func(x remRef) bool {
+		if x.server() != fromServer || x.instOf() != inst || x.params() == m.ParamsHash {
 			return false
 		}
 		exEnd, open := x.endedAt(), false
@@ -219,8 +219,8 @@ func idConflict(cv *conversation, list []*rem, m *schema.Message, o *schema.Obse
 // request with the id and params of an earlier one is that request sent
 // again, even after it was answered (the client may never have got the
 // answer): an SDK-level repeat, retry_basis same_id.
-func sameRequestAgain(cv *conversation, prev *rem, o *schema.Observation) bool {
-	return cv.lin().side == schema.SideServer && cv.session() != "" && o.HTTP != nil && !prev.fromServer &&
+func sameRequestAgain(cv *conversation, prev remRef, o *schema.Observation) bool {
+	return cv.lin().side == schema.SideServer && cv.session() != "" && o.HTTP != nil && !prev.server() &&
 		prev.idsUnique(cv)
 }
 

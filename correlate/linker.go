@@ -156,7 +156,7 @@ func (c *Correlator) tellAttach(cv *conversation, ex *exchange, o *schema.Observ
 	ex.told = ex.state()
 	ex.lx = &linkEx{}
 	c.emit(Item{kind: itemAttach, conv: cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{lx: ex.lx, log: cv.lin(), callHash: ex.callHash, exID: ex.exID,
-		time: ex.startedAt, session: cv.session(), target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method), conv: cv.told(), state: ex.told, lookup: lookup,
+		time: ex.startedAt, session: cv.session(), target: cv.targetOf(o, &c.names), opens: isHandshake(ex.method()), conv: cv.told(), state: ex.told, lookup: lookup,
 		originNone: ex.getRow().RetryOrigin == "none", manual: o.Trigger == schema.TriggerManual, unsafeTool: !cv.safeToRepeat(ex.tool())})})
 }
 

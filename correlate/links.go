@@ -128,14 +128,15 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if o.Reported != nil && !params.hasArguments {
 		return // a log that reports the call without its arguments cannot say it was repeated
 	}
-	prev := cv.calls.get(ex.callHash)
-	cv.calls.set(ex.callHash, ex.remOf())
+	prev := cv.idx.call(ex.callHash)
+	cv.idx.setCall(ex.callHash, remRef{ex: ex})
+	ex.indexed = true
 	if o.Side == schema.SideClient {
 		// Server logs are never linked across sessions: they interleave
 		// many clients.
-		c.tellAttach(cv, ex, o, prev == nil && (cv.session() != "" || cv.tracksInstances()))
+		c.tellAttach(cv, ex, o, !prev.ok() && (cv.session() != "" || cv.tracksInstances()))
 	}
-	if prev == nil {
+	if !prev.ok() {
 		return
 	}
 	const basis = "same_call_after_failure"
@@ -170,7 +171,7 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 	if !failed && prev.final() {
 		return // a new call that happens to repeat an earlier success
 	}
-	if prev.instOf() != ex.inst && isHandshake(ex.method) {
+	if prev.instOf() != ex.inst && isHandshake(ex.method()) {
 		return // the handshake that says the client started again (ids.go)
 	}
 	open := !prev.final() && !failed

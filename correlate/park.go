@@ -27,7 +27,9 @@ type parkedRow struct {
 	// method, startedAt): a row whose are not is not parked.
 	tab        *texts // what txt numbers
 	sourceLine int64
-	endedAt    time.Time
+	// Its ended_at, in UTC, when a stamp holds it as it is (a parkedRow
+	// of 112 bytes, not 128); else in its more (wideEnd).
+	ended stamp
 	// The texts that are not in the table: its session when it is not
 	// its conversation's (convSession), its retry_of. Its id is its
 	// exchange's (a row whose is not is not parked).
@@ -40,12 +42,32 @@ type parkedRow struct {
 	optSet                                     uint16 // which optional columns the row set (opt's order)
 	statusN                                    int8   // -1: httpStatuses; else 0 or 1, the length of the box's
 	late, idConflict, retryUnsafe, convSession bool
+	wideEnd                                    bool
 }
 
 // parkedMore is what few parked rows have: a session that is not their
-// conversation's, a retry_of.
+// conversation's, a retry_of, an ended_at a stamp does not hold.
 type parkedMore struct {
 	session, retryOf string
+	endedAt          time.Time
+}
+
+// setEnded keeps t as its ended_at.
+func (p *parkedRow) setEnded(t time.Time) {
+	if s, ok := toStamp(t); ok && s.utc() == t {
+		p.ended = s
+		return
+	}
+	p.wideEnd = true
+	p.ensure().endedAt = t
+}
+
+// endedAt is its ended_at.
+func (p *parkedRow) endedAt() time.Time {
+	if p.wideEnd {
+		return p.more.endedAt
+	}
+	return p.ended.utc()
 }
 
 // ensure is p's more, made when first needed.
@@ -167,11 +189,12 @@ func (ex *exchange) park(tab *texts) {
 		return
 	}
 	r := l.row
-	if r.ExchangeID != ex.exID || r.Method != ex.method || r.StartedAt != ex.startedAt {
+	if r.ExchangeID != ex.exID || r.Method != ex.method() || r.StartedAt != ex.startedAt {
 		return
 	}
-	p := &parkedRow{tab: tab, sourceLine: r.SourceLine, endedAt: r.EndedAt, arguments: r.Arguments, postCount: r.PostCount,
+	p := &parkedRow{tab: tab, sourceLine: r.SourceLine, arguments: r.Arguments, postCount: r.PostCount,
 		late: r.Late, idConflict: r.IDConflict, retryUnsafe: r.RetryUnsafe}
+	p.setEnded(r.EndedAt)
 	switch s := r.HTTPStatuses; {
 	case len(s) <= 1 && cap(s) == 1: // in its box (attach): a longer one has an array of its own
 		p.statusN = int8(len(s))
@@ -249,8 +272,8 @@ func (p *parkedRow) build(ex *exchange) *rowBox {
 	t := p.tab.list
 	r.ExchangeID, r.Source, r.Sides = ex.exID, t[p.txt[txtSource]], t[p.txt[txtSides]]
 	r.Initiator, r.Transport = t[p.txt[txtInitiator]], t[p.txt[txtTransport]]
-	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method, t[p.txt[txtRetryOrigin]], t[p.txt[txtFormat]], p.sourceLine
-	r.StartedAt, r.EndedAt, r.Arguments, r.PostCount = ex.startedAt, p.endedAt, p.arguments, p.postCount
+	r.Method, r.RetryOrigin, r.Format, r.SourceLine = ex.method(), t[p.txt[txtRetryOrigin]], t[p.txt[txtFormat]], p.sourceLine
+	r.StartedAt, r.EndedAt, r.Arguments, r.PostCount = ex.startedAt, p.endedAt(), p.arguments, p.postCount
 	r.Late, r.IDConflict, r.RetryUnsafe = p.late, p.idConflict, p.retryUnsafe
 	if p.statusN < 0 {
 		r.HTTPStatuses = *p.httpStatuses
@@ -312,7 +335,7 @@ func (c *Correlator) parkWaiting() {
 // safety looks up among the tools: its row's tool_name, read from the
 // parked row without building it again.
 func (ex *exchange) tool() string {
-	if ex.method != "tools/call" {
+	if ex.method() != "tools/call" {
 		return ""
 	}
 	l := ex.exLive

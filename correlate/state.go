@@ -2,7 +2,6 @@ package correlate
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	"mcptrace/schema"
@@ -38,16 +37,16 @@ func (c *Correlator) historyOf(cv *conversation) int {
 // forgetLive drops what a judged exchange no longer needs once its row has
 // gone out (its row, attempts, response, ...), keeps its own copies of the
 // few strings it still needs (not views into the record it came from, so
-// that the record can be freed), and makes its rem the newest entry of its
-// conversation's history, forgetting the oldest beyond the bound. The rem
-// keeps a summary and lets go of the exchange (history.go): nothing of the
-// conversation points to it any longer (its place in the open list is
+// that the record can be freed), and, when its conversation indexed it,
+// puts its summary (a rem) in its place in the index and makes that the
+// newest entry of its conversation's history, forgetting the oldest beyond
+// the bound. The summary lets go of the exchange (history.go): nothing of
+// the conversation points to it any longer (its place in the open list is
 // left empty).
 func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if ex.exLive == nil {
 		return
 	}
-	x := ex.rem
 	ex.exLive = nil // its id, method and version are its own already (own)
 	if m := ex.more; m != nil && m.requestState != "" {
 		m.requestState = strings.Clone(m.requestState)
@@ -55,8 +54,11 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if c.flushing {
 		return // its conversation is closing: nothing will look at it again
 	}
-	if x != nil {
-		x.forget(ex)
+	var x *rem
+	if ex.indexed {
+		x = summarize(ex)
+		cv.idx.summarized(idHash(keyOf(ex.id)), ex, x)
+		cv.idx.summarized(callSlotHash(ex.callHash), ex, x)
 	}
 	if !keepExchanges {
 		cv.vacate(ex)
@@ -65,9 +67,9 @@ func (c *Correlator) forgetLive(cv *conversation, ex *exchange) {
 	if limit <= 0 || x == nil {
 		return
 	}
-	cv.past.push(x)
+	cv.pushPast(x)
 	for cv.past.len() > limit {
-		cv.unremember(cv.past.pop())
+		cv.unremember(cv.popPast())
 	}
 }
 
@@ -88,27 +90,33 @@ func (cv *conversation) vacate(ex *exchange) {
 // input_required stays the call's latest (a continuation may come at any
 // time; its chain's rows are held anyway).
 func (cv *conversation) unremember(x *rem) {
-	k := x.key()
-	if list := cv.byID.get(k); len(list) > 0 {
-		if i := slices.Index(list, x); i >= 0 {
-			list = slices.Delete(list, i, i+1)
-			if len(list) == 0 {
-				cv.byID.del(k)
-			} else {
-				cv.byID.set(k, list)
-			}
-		}
-	}
-	if cv.calls.get(x.callHash) == x && !x.isInputRequired() {
-		cv.calls.del(x.callHash)
+	r := x.ref()
+	cv.idx.delID(r.key(), r)
+	if cv.idx.call(x.callHash) == r && !r.isInputRequired() {
+		cv.idx.delCall(x.callHash)
 	}
 }
 
-// addByID adds a request to the requests of its id (the maps of a
-// conversation are made when first needed: most conversations park no
-// response and no cancel).
+// addByID adds a request to the requests of its id. Once an id has 8, it
+// keeps of them those still open and the latest finished one: all that
+// later pairing and retries look at.
 func (cv *conversation) addByID(k idKey, ex *exchange) {
-	cv.byID.set(k, compactIDList(append(cv.byID.get(k), ex.remOf())))
+	ex.indexed = true
+	cv.idx.addID(k, remRef{ex: ex})
+	var buf [8]remRef
+	if list := cv.idx.ids(k, buf[:0]); len(list) >= 8 {
+		lastFinal := -1
+		for i, x := range list {
+			if x.final() {
+				lastFinal = i
+			}
+		}
+		for i, x := range list {
+			if x.final() && i != lastFinal {
+				cv.idx.delID(k, x)
+			}
+		}
+	}
 }
 
 // park keeps a response that arrived before its request.
@@ -140,8 +148,10 @@ func (cv *conversation) parkCancel(k dirKey) {
 // done, and only for a row still waiting then.
 func (cv *conversation) own(ex *exchange, nm *names) {
 	r := ex.getRow()
-	ex.method = internMethod(ex.method)
-	r.Method = ex.method
+	if ex.methCode == oddText {
+		ex.more.method = strings.Clone(ex.more.method)
+	}
+	r.Method = ex.method()
 	ex.id.Text = ownIDText(ex.id.Text)
 	if r.JSONRPCID != nil {
 		*r.JSONRPCID = ex.id.Text
@@ -266,43 +276,50 @@ func (t *impls) of(i schema.Implementation) *schema.Implementation {
 	return p
 }
 
-// exRing is a FIFO of remembered requests.
+// exRing is a FIFO of remembered requests: its len(buf) entries, from
+// the index its conversation keeps (pastHead, where it takes no room: a
+// conversation of 240 bytes, not 248, issue 11) on, cyclic in
+// buf[:cap(buf)].
 type exRing struct {
-	buf  []*rem
-	head int32 // index of the oldest
-	n    int32
+	buf []*rem
 }
 
-func (r *exRing) len() int { return int(r.n) }
+func (r *exRing) len() int { return len(r.buf) }
 
-func (r *exRing) push(ex *rem) {
-	if int(r.n) == len(r.buf) {
-		n := 2 * len(r.buf)
+// pushPast makes x the newest of its history.
+func (cv *conversation) pushPast(x *rem) {
+	r, n := &cv.past, len(cv.past.buf)
+	if n == cap(r.buf) {
+		size := 2 * n
 		switch {
-		case n == 0:
-			n = 2 // most conversations judge a few requests
-		case n < 8:
-			n = 8 // and those that judge more, many
+		case size == 0:
+			size = 2 // most conversations judge a few requests
+		case size < 8:
+			size = 8 // and those that judge more, many
 		}
-		grown := make([]*rem, n)
-		for i := 0; i < int(r.n); i++ {
-			grown[i] = r.buf[(int(r.head)+i)%len(r.buf)]
+		grown := make([]*rem, n, size)
+		all := r.buf[:cap(r.buf)]
+		for i := 0; i < n; i++ {
+			grown[i] = all[(int(cv.pastHead)+i)%len(all)]
 		}
-		r.buf, r.head = grown, 0
+		r.buf, cv.pastHead = grown, 0
 	}
-	r.buf[(int(r.head)+int(r.n))%len(r.buf)] = ex
-	r.n++
+	all := r.buf[:cap(r.buf)]
+	all[(int(cv.pastHead)+n)%len(all)] = x
+	r.buf = r.buf[:n+1]
 }
 
-// oldest is the oldest entry (the ring must not be empty).
-func (r *exRing) oldest() *rem { return r.buf[r.head] }
+// oldestPast is the oldest of its history (it must not be empty).
+func (cv *conversation) oldestPast() *rem { return cv.past.buf[:cap(cv.past.buf)][cv.pastHead] }
 
-func (r *exRing) pop() *rem {
-	ex := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = int32((int(r.head) + 1) % len(r.buf))
-	r.n--
-	return ex
+// popPast forgets the oldest of its history (it must not be empty).
+func (cv *conversation) popPast() *rem {
+	all := cv.past.buf[:cap(cv.past.buf)]
+	x := all[cv.pastHead]
+	all[cv.pastHead] = nil
+	cv.pastHead = int32((int(cv.pastHead) + 1) % len(all))
+	cv.past.buf = cv.past.buf[:len(cv.past.buf)-1]
+	return x
 }
 
 // internObservation makes the observation's side and transport the
@@ -326,113 +343,10 @@ func internObservation(o *schema.Observation) {
 	}
 }
 
-// internMethod returns the MCP method names without keeping the text they
-// were read from; other names are copied.
-func internMethod(m string) string {
-	for _, k := range knownMethods {
-		if m == k {
-			return k
-		}
-	}
-	return strings.Clone(m)
-}
-
-var knownMethods = []string{
-	"tools/call", "tools/list", "initialize", "resources/read", "resources/list", "resources/templates/list",
+// knownMethods are the methods an exchange keeps as a number (methCode):
+// the MCP methods, without the text they were read from.
+var knownMethods = [...]string{"", "tools/call", "tools/list", "initialize", "resources/read", "resources/list", "resources/templates/list",
 	"prompts/get", "prompts/list", "ping", "completion/complete", "logging/setLevel", "resources/subscribe",
 	"resources/unsubscribe", "sampling/createMessage", "elicitation/create", "roots/list", "server/discover",
 	"tasks/get", "tasks/list", "tasks/result", "tasks/cancel",
-}
-
-// idIndex holds a conversation's requests by id; callIndex its latest
-// client request per call (history.go).
-type (
-	idIndex   = smallMap[idKey, []*rem]
-	callIndex = smallMap[uint64, *rem]
-)
-
-// smallMap is a map that holds its first few entries in a slice: most
-// conversations see a handful of ids and calls, and a Go map holds room
-// for eight entries from its first (some 400 bytes for the ids of a
-// conversation that sent two requests).
-type smallMap[K comparable, V any] struct {
-	few []smallEntry[K, V]
-	m   map[K]V
-}
-
-type smallEntry[K comparable, V any] struct {
-	k K
-	v V
-}
-
-// smallMax is how many entries a smallMap keeps in its slice.
-const smallMax = 8
-
-func (s *smallMap[K, V]) get(k K) (v V) {
-	if s.m != nil {
-		return s.m[k]
-	}
-	for i := range s.few {
-		if s.few[i].k == k {
-			return s.few[i].v
-		}
-	}
-	return v
-}
-
-func (s *smallMap[K, V]) set(k K, v V) {
-	if s.m != nil {
-		s.m[k] = v
-		return
-	}
-	for i := range s.few {
-		if s.few[i].k == k {
-			s.few[i].v = v
-			return
-		}
-	}
-	if len(s.few) < smallMax {
-		s.few = append(s.few, smallEntry[K, V]{k, v})
-		return
-	}
-	s.m = make(map[K]V, 2*smallMax)
-	for _, e := range s.few {
-		s.m[e.k] = e.v
-	}
-	s.m[k] = v
-	s.few = nil
-}
-
-func (s *smallMap[K, V]) del(k K) {
-	if s.m != nil {
-		delete(s.m, k)
-		return
-	}
-	for i := range s.few {
-		if s.few[i].k == k {
-			s.few = slices.Delete(s.few, i, i+1)
-			return
-		}
-	}
-}
-
-func (s *smallMap[K, V]) len() int {
-	if s.m != nil {
-		return len(s.m)
-	}
-	return len(s.few)
-}
-
-// each calls fn for every entry, in no particular order; fn may set or
-// delete the entry it is given.
-func (s *smallMap[K, V]) each(fn func(K, V)) {
-	if s.m != nil {
-		for k, v := range s.m {
-			fn(k, v)
-		}
-		return
-	}
-	for _, e := range slices.Clone(s.few) {
-		fn(e.k, e.v)
-	}
 }

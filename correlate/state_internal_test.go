@@ -1,6 +1,8 @@
 package correlate
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -50,16 +52,20 @@ func TestHistoryStateIsBounded(t *testing.T) {
 				if c.historyOf(cv) != tc.limit {
 					t.Errorf("history %d, want %d", c.historyOf(cv), tc.limit)
 				}
-				ids := 0
-				cv.byID.each(func(_ idKey, list []*rem) { ids += len(list) })
-				if cv.past.len() != tc.limit || ids > tc.limit || cv.calls.len() > tc.limit {
-					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, cv.calls.len(), tc.limit)
+				ids, calls := 0, 0
+				cv.idx.each(func(isCall bool, _ remRef) {
+					if isCall {
+						calls++
+					} else {
+						ids++
+					}
+				})
+				if cv.past.len() != tc.limit || ids > tc.limit || calls > tc.limit {
+					t.Errorf("after %d requests: %d remembered, %d by id, %d calls; bound %d", n, cv.past.len(), ids, calls, tc.limit)
 				}
-				cv.byID.each(func(_ idKey, list []*rem) {
-					for _, x := range list {
-						if x.ex != nil {
-							t.Fatalf("a judged request keeps its exchange (its row and evidence)")
-						}
+				cv.idx.each(func(isCall bool, x remRef) {
+					if !isCall && x.ex != nil {
+						t.Fatalf("a judged request keeps its exchange (its row and evidence)")
 					}
 				})
 				for _, ex := range cv.openList {
@@ -76,49 +82,133 @@ func TestHistoryStateIsBounded(t *testing.T) {
 	}
 }
 
-// smallMap behaves as a map through its move from the slice to a map and
-// back to fewer entries.
-func TestSmallMap(t *testing.T) {
-	var s smallMap[int, string]
-	want := map[int]string{}
-	check := func(step string) {
-		t.Helper()
-		if s.len() != len(want) {
-			t.Fatalf("%s: len %d, want %d", step, s.len(), len(want))
+// remIndex gives the requests of an id in the order they were added, and
+// the latest request of a call, through its moves from a list to a table
+// and back, deletions (one at a time and filtered), collisions of homes,
+// and live requests whose summaries take their places.
+func TestRemIndex(t *testing.T) {
+	type entry struct {
+		call bool
+		r    remRef
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	at := time.Date(2026, 10, 17, 10, 0, 0, 0, time.UTC)
+	for round := 0; round < 40; round++ {
+		var ix remIndex
+		var want []entry // in the order added
+		keys := 1 + rng.IntN(40)
+		newRef := func() remRef {
+			n, started := rng.IntN(keys), rng.IntN(1000)
+			if rng.IntN(2) == 0 {
+				return remRef{ex: &exchange{id: schema.ID{Type: schema.IDNumber, Text: strconv.Itoa(n)}, callHash: uint64(n) * 7,
+					startedAt: at.Add(time.Duration(started))}}
+			}
+			return remRef{x: &rem{idType: schema.IDNumber, idKey: strconv.Itoa(n), callHash: uint64(n) * 7, started: stamp(at.Add(time.Duration(started)).UnixNano())}}
 		}
-		for k, v := range want {
-			if got := s.get(k); got != v {
-				t.Fatalf("%s: get(%d) = %q, want %q", step, k, got, v)
+		check := func(step string) {
+			t.Helper()
+			if ix.len() != len(want) {
+				t.Fatalf("round %d, %s: %d entries, want %d", round, step, ix.len(), len(want))
+			}
+			for n := 0; n < keys; n++ {
+				k := idKey{schema.IDNumber, strconv.Itoa(n)}
+				var ids []remRef
+				var call remRef
+				for _, e := range want {
+					switch {
+					case !e.call && e.r.key() == k:
+						ids = append(ids, e.r)
+					case e.call && e.r.call() == uint64(n)*7:
+						call = e.r
+					}
+				}
+				if got := ix.ids(k, nil); !slices.Equal(got, ids) {
+					t.Fatalf("round %d, %s: id %d gives %d requests, want %d (or in another order)", round, step, n, len(got), len(ids))
+				}
+				if got := ix.call(uint64(n) * 7); got != call {
+					t.Fatalf("round %d, %s: call %d gives %v, want %v", round, step, n, got, call)
+				}
+			}
+			if ix.isTable() && 8*ix.len() <= cap(ix.s) {
+				t.Fatalf("round %d, %s: a table of %d slots for %d entries", round, step, cap(ix.s), ix.len())
 			}
 		}
-		seen := 0
-		s.each(func(k int, v string) {
-			seen++
-			if want[k] != v {
-				t.Fatalf("%s: each gave %d=%q", step, k, v)
+		for op := 0; op < 400; op++ {
+			switch r := rng.IntN(21); {
+			case r < 9:
+				x := newRef()
+				ix.addID(x.key(), x)
+				want = append(want, entry{false, x})
+			case r < 12:
+				x := newRef()
+				ix.setCall(x.call(), x)
+				i := slices.IndexFunc(want, func(e entry) bool { return e.call && e.r.call() == x.call() })
+				if i >= 0 {
+					want[i].r = x
+				} else {
+					want = append(want, entry{true, x})
+				}
+			case r < 18 && len(want) > 0:
+				i := rng.IntN(len(want))
+				if e := want[i]; e.call {
+					ix.delCall(e.r.call())
+				} else {
+					ix.delID(e.r.key(), e.r)
+				}
+				want = slices.Delete(want, i, i+1)
+			case r == 18:
+				cut := at.Add(time.Duration(rng.IntN(1000)))
+				keep := func(x remRef) bool { return !x.startedAt().Before(cut) }
+				ix.filter(keep)
+				want = slices.DeleteFunc(want, func(e entry) bool { return !keep(e.r) })
+			case r > 18 && len(want) > 0:
+				i := rng.IntN(len(want))
+				ex := want[i].r.ex
+				if ex == nil {
+					break
+				}
+				x := &rem{idType: ex.id.Type, idKey: ex.id.Text, callHash: ex.callHash}
+				ix.summarized(idHash(keyOf(ex.id)), ex, x)
+				ix.summarized(callSlotHash(ex.callHash), ex, x)
+				for j := range want {
+					if want[j].r.ex == ex {
+						want[j].r = x.ref()
+					}
+				}
 			}
-		})
-		if seen != len(want) || s.get(-1) != "" {
-			t.Fatalf("%s: each saw %d of %d", step, seen, len(want))
+			check("op " + strconv.Itoa(op))
 		}
 	}
-	for i := 0; i < 3*smallMax; i++ {
-		s.set(i, strconv.Itoa(i))
-		want[i] = strconv.Itoa(i)
-		s.set(i/2, "again")
-		want[i/2] = "again"
-		check("set " + strconv.Itoa(i))
-		if i%3 == 0 {
-			s.del(i / 3)
-			delete(want, i/3)
-			check("del " + strconv.Itoa(i))
+}
+
+// A conversation's history gives back its requests oldest first, through
+// growths that find it wrapped around its buffer.
+func TestHistoryRing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cv conversation
+	var want []*rem
+	for op := 0; op < 5000; op++ {
+		if len(want) > 0 && rng.IntN(5) < 2 {
+			if got := cv.oldestPast(); got != want[0] {
+				t.Fatalf("op %d: oldest %p, want %p", op, got, want[0])
+			}
+			if got := cv.popPast(); got != want[0] {
+				t.Fatalf("op %d: popped %p, want %p", op, got, want[0])
+			}
+			want = want[1:]
+		} else {
+			x := &rem{}
+			cv.pushPast(x)
+			want = append(want, x)
+		}
+		if cv.past.len() != len(want) {
+			t.Fatalf("op %d: %d remembered, want %d", op, cv.past.len(), len(want))
 		}
 	}
-	s.each(func(k int, _ string) {
-		if k%2 == 0 {
-			s.del(k)
-			delete(want, k)
+	for len(want) > 0 {
+		if got := cv.popPast(); got != want[0] {
+			t.Fatalf("draining: popped %p, want %p", got, want[0])
 		}
-	})
-	check("deleting in each")
+		want = want[1:]
+	}
 }
