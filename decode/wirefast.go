@@ -2,6 +2,8 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"mcptrace/internal/jsonstr"
 	"strings"
 	"sync"
@@ -41,7 +43,14 @@ type WireDecoder struct {
 	line, data, typ, id, held, tmp []byte
 	unesc                          []byte // a stream's literal, unescaped a piece at a time (ssefast.go)
 	names                          map[string]string
+	// recent is a cache in front of names, one string a slot (recentSlot):
+	// most strings interned are the few a log repeats on every line
+	// (client and server names and versions, methods), found here by a
+	// hash of a few bytes and one comparison instead of a map lookup.
+	recent [1 << recentBits]string
 }
+
+const recentBits = 8
 
 // NewWireDecoder returns a decoder that does not fold notifications.
 func NewWireDecoder() *WireDecoder {
@@ -88,17 +97,37 @@ func (d *WireDecoder) intern(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	if s, ok := d.names[string(b)]; ok {
-		return s
+	slot := &d.recent[recentSlot(b)]
+	if *slot == string(b) {
+		return *slot
 	}
-	if d.names == nil {
-		d.names = make(map[string]string, 256)
-	} else if len(d.names) >= internCap {
-		clear(d.names)
+	s, ok := d.names[string(b)]
+	if !ok {
+		if d.names == nil {
+			d.names = make(map[string]string, 256)
+		} else if len(d.names) >= internCap {
+			clear(d.names)
+		}
+		s = string(b)
+		d.names[s] = s
 	}
-	s := string(b)
-	d.names[s] = s
+	*slot = s
 	return s
+}
+
+// recentSlot is where b goes in WireDecoder.recent: a hash of its length
+// and its first and last eight bytes.
+func recentSlot(b []byte) int {
+	n := len(b)
+	x := uint64(n)
+	if n >= 8 {
+		x ^= binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 29)
+	} else {
+		for _, c := range b {
+			x = x<<8 | uint64(c)
+		}
+	}
+	return int((x * 0x9E3779B97F4A7C15) >> (64 - recentBits))
 }
 
 func (d *WireDecoder) internStr(s string) string {
