@@ -78,15 +78,6 @@ func (s *scanner) ws() {
 }
 
 // str scans the string literal at s.i (a '"'); s.i ends after it.
-//
-// Eight bytes at a time (through word, without bounds checks: i <= last
-// keeps them inside b): a word without a marked byte is skipped whole, and
-// the marked bytes of a word are taken in turn without reading it again,
-// so a literal dense with short escapes (a JSON body inside a string: \"
-// every few bytes) costs a few instructions an escape. The lowest mark is
-// exact (see specialMask); a later one may be a wrong mark, which the
-// table tells apart. A \u escape, a multi-byte sequence or an escape that
-// runs past the word goes on from the byte after it with a new word.
 func (s *scanner) str() bool {
 	b := s.b
 	i := s.i + 1
@@ -98,84 +89,55 @@ func (s *scanner) str() bool {
 	checkUTF8 := s.utf8
 	last, p := len(b)-8, unsafe.Pointer(unsafe.SliceData(b))
 	for {
-		if i > last {
-			// The last few bytes of b one by one.
-			for i < len(b) && !tbl[b[i]] {
-				i++
+		// To the next byte to stop at: eight bytes at a time (through
+		// word, without bounds checks: i <= last keeps them inside b),
+		// jumping to the first marked one (exact, see specialMask); the
+		// last few bytes of b one by one.
+		for {
+			if i > last {
+				for i < len(b) && !tbl[b[i]] {
+					i++
+				}
+				break
 			}
-			if i >= len(b) {
+			if m := specialMask(binary.LittleEndian.Uint64(word(p, i)), checkUTF8); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return true
+		case c == '\\':
+			s.esc = true
+			if i+1 >= len(b) {
 				return false
 			}
-			n, done, ok := s.special(i)
-			if done || !ok {
-				return ok
+			switch escapes[b[i+1]] {
+			case escShort:
+				i += 2
+			case escU:
+				if i+6 > len(b) || !ishex(b[i+2]) || !ishex(b[i+3]) || !ishex(b[i+4]) || !ishex(b[i+5]) {
+					return false
+				}
+				i += 6
+			default:
+				return false
 			}
-			i = n
-			continue
-		}
-		m := specialMask(binary.LittleEndian.Uint64(word(p, i)), checkUTF8)
-		if m == 0 {
-			i += 8
-			continue
-		}
-		next := i + 8 // where the next word starts, unless a mark moves it
-		for m != 0 {
-			j := i + bits.TrailingZeros64(m)>>3
-			c := b[j]
-			if !tbl[c] {
-				m &= m - 1 // a wrong mark
-				continue
+		case c < 0x20:
+			return false
+		default: // from 0x80, with utf8
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return false
 			}
-			if c == '\\' && j+1 < i+8 && escapes[b[j+1]] == escShort {
-				// A short escape inside the word: on to the marks
-				// after it.
-				s.esc = true
-				m &^= 0x8080 << (uint(j-i) * 8)
-				continue
-			}
-			n, done, ok := s.special(j)
-			if done || !ok {
-				return ok
-			}
-			next = n
-			break
+			i += n
 		}
-		i = next
-	}
-}
-
-// special takes the byte at i of a string literal that str stops at (a
-// mark of strSpecial or strSpecialUTF8): it returns where the scan goes on,
-// or done (s.i after the closing quote) or not ok.
-func (s *scanner) special(i int) (next int, done, ok bool) {
-	b := s.b
-	switch c := b[i]; {
-	case c == '"':
-		s.i = i + 1
-		return 0, true, true
-	case c == '\\':
-		s.esc = true
-		if i+1 >= len(b) {
-			return 0, false, false
-		}
-		switch escapes[b[i+1]] {
-		case escShort:
-			return i + 2, false, true
-		case escU:
-			if i+6 > len(b) || !ishex(b[i+2]) || !ishex(b[i+3]) || !ishex(b[i+4]) || !ishex(b[i+5]) {
-				return 0, false, false
-			}
-			return i + 6, false, true
-		}
-		return 0, false, false
-	case c < 0x20:
-		return 0, false, false
-	default: // from 0x80, with utf8
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return 0, false, false
-		}
-		return i + n, false, true
 	}
 }
 
