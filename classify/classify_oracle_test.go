@@ -372,7 +372,7 @@ func oracleBodyText(at *Attempt) string {
 // hiddenFailureOf is HiddenFailure of a judged tool result.
 func oracleHiddenFailureOf(m *schema.Message) (bool, string) {
 	if p := m.RPC; p != nil {
-		r := &p.Res
+		r := p.Res
 		return oldHiddenFailure(r.Texts[0], r.TextBlocks > 0 && r.FirstText, r.StructuredContent)
 	}
 	content, sc := members(gjson.GetBytes(m.Raw, "result").Raw, "content", "structuredContent")

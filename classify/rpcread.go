@@ -116,7 +116,7 @@ func rawResult(raw []byte) resultView {
 // hiddenFailureOf is HiddenFailure of a judged tool result.
 func hiddenFailureOf(m *schema.Message) (bool, string) {
 	if p := m.RPC; p != nil {
-		r := &p.Res
+		r := p.Res
 		sc := r.StructuredContent
 		if len(sc) > 0 && sc[0] == '{' && (notEnvelope(sc) || dataObject(sc)) {
 			// The decoder read the message in its validating pass, so
@@ -138,7 +138,7 @@ func toolTexts(m *schema.Message) (string, bool) {
 		!p.Res.TextsPlain || p.Res.TextBlocks > len(p.Res.Texts) {
 		return "", false
 	}
-	switch r := &p.Res; r.TextBlocks {
+	switch r := p.Res; r.TextBlocks {
 	case 0:
 		return "", true
 	case 1:

@@ -33,7 +33,7 @@ type reqParams struct {
 
 func paramsOf(m *schema.Message) reqParams {
 	if p := m.RPC; p != nil {
-		q := &p.Req
+		q := p.Req
 		return reqParams{name: q.NameText, hasName: q.Name == schema.JSONString, arguments: q.Arguments,
 			hasArguments: q.Arguments != "", continuation: q.InputResponses || q.RequestState.Exists(),
 			requestState: q.RequestStateText, metaVersion: q.MetaProtocolVersion, clientInfoName: q.ClientInfo.Name,

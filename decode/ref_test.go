@@ -126,11 +126,11 @@ func rpcMismatch(m *schema.Message) string {
 		if d := gjson.GetBytes(raw, "error.data"); e.Data != d.Raw || e.Data != jsonobj.Get(errv, "data").Raw {
 			return bad("data", e.Data, d.Raw)
 		}
-	} else if p.Err != (schema.RPCError{}) {
-		return bad("error members", p.Err, "none")
+	} else if p.Err != schema.NoRPCError || *p.Err != (schema.RPCError{}) {
+		return bad("error members", *p.Err, "none")
 	}
 	if res.IsObject() {
-		x := &p.Res
+		x := p.Res
 		for i, name := range schema.ResultMembers {
 			if k := kindOf(jsonobj.Get(res, name)); x.Kinds[i] != k {
 				return bad("result."+name, x.Kinds[i], k)
@@ -196,11 +196,11 @@ func rpcMismatch(m *schema.Message) string {
 		} else if x.TextBlocks != 0 || x.FirstText {
 			return bad("text blocks", x.TextBlocks, 0)
 		}
-	} else if p.Res.Kinds != ([schema.NumResultMembers]schema.JSONKind{}) {
-		return bad("result members", p.Res, "none")
+	} else if p.Res != schema.NoRPCResult || p.Res.Kinds != ([schema.NumResultMembers]schema.JSONKind{}) {
+		return bad("result members", *p.Res, "none")
 	}
 	if params.IsObject() {
-		q := &p.Req
+		q := p.Req
 		n := jsonobj.Get(params, "name")
 		if q.Name != kindOf(n) || n.Type == gjson.String && q.NameText != n.Str {
 			return bad("name", q.NameText, n.Str)
@@ -240,8 +240,8 @@ func rpcMismatch(m *schema.Message) string {
 		if q.RequestID != want {
 			return bad("requestId", q.RequestID, want)
 		}
-	} else if p.Req != (schema.RPCParams{}) {
-		return bad("params members", p.Req, "none")
+	} else if p.Req != schema.NoRPCParams || *p.Req != (schema.RPCParams{}) {
+		return bad("params members", *p.Req, "none")
 	}
 	return ""
 }

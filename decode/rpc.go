@@ -90,6 +90,11 @@ func (r *msgReader) message(dst []schema.Message, rpcs []schema.RPC, where schem
 	}
 	r.odd = false
 	var rpc schema.RPC
+	// The parts are read here and given a place of their own only when
+	// the message keeps its RPC (see schema.RPC.Err).
+	var req schema.RPCParams
+	var res schema.RPCResult
+	var rerr schema.RPCError
 	var top [6]tok // jsonrpc, id, method, params, result, error
 	var hash [6]tok
 	if !s.enter() {
@@ -135,11 +140,11 @@ func (r *msgReader) message(dst []schema.Message, rpcs []schema.RPC, where schem
 		st := s.i
 		switch {
 		case f == 3 && b[s.i] == '{':
-			ok = r.params(&rpc.Req, &hash)
+			ok = r.params(&req, &hash)
 		case f == 4 && b[s.i] == '{':
-			ok = r.result(&rpc.Res)
+			ok = r.result(&res)
 		case f == 5 && b[s.i] == '{':
-			ok = r.errorObj(&rpc.Err)
+			ok = r.errorObj(&rerr)
 		default:
 			var t tok
 			if t, ok = s.value(); !ok {
@@ -184,6 +189,19 @@ func (r *msgReader) message(dst []schema.Message, rpcs []schema.RPC, where schem
 		m.Kind = schema.MsgOther
 	}
 	m.RPC = pendingRPC
+	rpc.Req, rpc.Res, rpc.Err = schema.NoRPCParams, schema.NoRPCResult, schema.NoRPCError
+	if params.kind == schema.JSONObject {
+		rpc.Req = new(schema.RPCParams)
+		*rpc.Req = req
+	}
+	if result.kind == schema.JSONObject {
+		rpc.Res = new(schema.RPCResult)
+		*rpc.Res = res
+	}
+	if errv.kind == schema.JSONObject {
+		rpc.Err = new(schema.RPCError)
+		*rpc.Err = rerr
+	}
 	return append(dst, m), append(rpcs, rpc), true
 }
 

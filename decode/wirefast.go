@@ -2,6 +2,8 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"mcptrace/internal/jsonstr"
 	"strings"
 	"sync"
@@ -41,7 +43,14 @@ type WireDecoder struct {
 	line, data, typ, id, held, tmp []byte
 	unesc                          []byte // a stream's literal, unescaped a piece at a time (ssefast.go)
 	names                          map[string]string
+	// recent is a cache in front of names, one string a slot (recentSlot):
+	// most strings interned are the few a log repeats on every line
+	// (client and server names and versions, methods), found here by a
+	// hash of a few bytes and one comparison instead of a map lookup.
+	recent [1 << recentBits]string
 }
+
+const recentBits = 8
 
 // NewWireDecoder returns a decoder that does not fold notifications.
 func NewWireDecoder() *WireDecoder {
@@ -88,17 +97,37 @@ func (d *WireDecoder) intern(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	if s, ok := d.names[string(b)]; ok {
-		return s
+	slot := &d.recent[recentSlot(b)]
+	if *slot == string(b) {
+		return *slot
 	}
-	if d.names == nil {
-		d.names = make(map[string]string, 256)
-	} else if len(d.names) >= internCap {
-		clear(d.names)
+	s, ok := d.names[string(b)]
+	if !ok {
+		if d.names == nil {
+			d.names = make(map[string]string, 256)
+		} else if len(d.names) >= internCap {
+			clear(d.names)
+		}
+		s = string(b)
+		d.names[s] = s
 	}
-	s := string(b)
-	d.names[s] = s
+	*slot = s
 	return s
+}
+
+// recentSlot is where b goes in WireDecoder.recent: a hash of its length
+// and its first and last eight bytes.
+func recentSlot(b []byte) int {
+	n := len(b)
+	x := uint64(n)
+	if n >= 8 {
+		x ^= binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 29)
+	} else {
+		for _, c := range b {
+			x = x<<8 | uint64(c)
+		}
+	}
+	return int((x * 0x9E3779B97F4A7C15) >> (64 - recentBits))
 }
 
 func (d *WireDecoder) internStr(s string) string {
@@ -497,11 +526,73 @@ func (d *WireDecoder) timeOf(t tok) (time.Time, bool) {
 	if t.kind != schema.JSONString || t.esc {
 		return time.Time{}, false
 	}
-	v, err := time.Parse(time.RFC3339Nano, bstr(d.s.b[t.start+1:t.end-1]))
+	lit := d.s.b[t.start+1 : t.end-1]
+	if v, ok := utcStamp(lit); ok {
+		return v, true
+	}
+	v, err := time.Parse(time.RFC3339Nano, bstr(lit))
 	if err != nil {
 		return time.Time{}, false
 	}
 	return v.UTC(), true
+}
+
+// utcStamp reads the common form of a wire log's timestamps,
+// "2006-01-02T15:04:05Z" with up to nine digits of fraction, as
+// time.Parse(time.RFC3339Nano, ...).UTC() reads it (the same Time); ok
+// false for anything else, and for a day past the 28th (the month's length
+// is time.Parse's to check), which the caller leaves to time.Parse.
+func utcStamp(b []byte) (time.Time, bool) {
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[len(b)-1] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, sec := num(11, 2), num(14, 2), num(17, 2)
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[19 : len(b)-1]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		for _, c := range frac[1:] {
+			if c < '0' || c > '9' {
+				return time.Time{}, false
+			}
+			nsec = nsec*10 + int(c-'0')
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	// Days since 1970-01-01 of a proleptic Gregorian date, counted in
+	// 400-year eras from a year starting in March (so that February,
+	// and its leap day, ends the year).
+	y := year
+	if month <= 2 {
+		y--
+	}
+	era := y
+	if y < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	doy := (153*((month+9)%12)+2)/5 + day - 1
+	days := era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
+	return time.Unix(int64(days)*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
 }
 
 // is reports whether t is the string value want.

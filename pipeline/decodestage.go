@@ -71,6 +71,7 @@ func (d *decoder) run(ctx context.Context, u *Unit, out chan<- decoded) error {
 		// while the observations go on.
 		err := d.lines(ctx, u, u.lines, out)
 		releaseLines(u.lines)
+		reuseItems(u.lines)
 		u.lines = nil
 		return err
 	}

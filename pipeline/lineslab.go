@@ -29,6 +29,30 @@ type lineSlab struct {
 
 var slabPool = sync.Pool{New: func() any { return &lineSlab{buf: make([]byte, 0, slabSize)} }}
 
+// The line lists of units (Unit.lines) are reused too: a unit's list is
+// done with once its lines are decoded and released (decoder.run), and the
+// next unit cut takes it instead of growing a new one line by line.
+var itemsPool sync.Pool // of *[]lineItem, empty
+
+// newItems returns an empty line list, with room for a typical unit when it
+// is new (about 340 lines of 1 MiB).
+func newItems() []lineItem {
+	if p, ok := itemsPool.Get().(*[]lineItem); ok {
+		return *p
+	}
+	return make([]lineItem, 0, 512)
+}
+
+// reuseItems gives back a line list no one reads any more.
+func reuseItems(items []lineItem) {
+	if cap(items) == 0 || cap(items) > chunkLines {
+		return
+	}
+	clear(items)
+	items = items[:0]
+	itemsPool.Put(&items)
+}
+
 // slabber copies lines into slabs (one per line feed, used by its
 // goroutine only).
 type slabber struct {

@@ -865,7 +865,7 @@ func redactRows(rows []schema.Exchange, rd *redact.Redactor, workers int) {
 	if len(rows) < 256 || workers <= 1 {
 		w := rd.Worker()
 		for i := range rows {
-			rows[i] = RedactExchangeWith(rows[i], w)
+			redactInPlace(&rows[i], w)
 		}
 		w.Release()
 		return
@@ -880,7 +880,7 @@ func redactRows(rows []schema.Exchange, rd *redact.Redactor, workers int) {
 			w := rd.Worker()
 			defer w.Release()
 			for i := range part {
-				part[i] = RedactExchangeWith(part[i], w)
+				redactInPlace(&part[i], w)
 			}
 		}()
 	}

@@ -380,7 +380,7 @@ func (s *fileSource) chunk(ctx context.Context) (u *Unit, done bool, err error) 
 
 // cutChunk cuts the next chunk of in from its feed.
 func (s *fileSource) cutChunk(ctx context.Context, in *Input, feed *lineFeed) (u *Unit, done bool, err error) {
-	var items []lineItem
+	items := newItems()
 	size := 0
 	var timeout <-chan time.Time
 loop:
@@ -567,7 +567,7 @@ func (s *fileSource) nextInterleaved(ctx context.Context) (*Unit, error) {
 		return nil, io.EOF
 	}
 	before := func(f, g *feedHead) bool { return f.ts.Before(g.ts) || f.ts.Equal(g.ts) && f.idx < g.idx }
-	var items []lineItem
+	items := newItems()
 	size := 0
 	for len(items) < chunkLines && size < chunkBytes && best.next != nil {
 		it := *best.next

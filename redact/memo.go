@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Memos: the rows of one log repeat the same few values (client and server
 // names, versions, methods, URLs, session ids, error messages). A goroutine
@@ -59,6 +62,7 @@ func (c *counts) addTo(st *Stats) {
 type memo struct {
 	out string
 	counts
+	key string // the table's own copy of the value
 }
 
 const (
@@ -67,15 +71,62 @@ const (
 	maxMemoText    = 512       // longest value a table keeps
 )
 
-// memoTable maps a value to its redaction.
+// memoTable maps a value to its redaction. recent is a cache in front of
+// the map, one entry a slot (memoSlot), for the few values that come back
+// on most rows: a hash of a few bytes and one comparison instead of a map
+// lookup. An entry stays right when the map is emptied (a memo is what the
+// value redacts to, whenever asked), so only reset clears both.
 type memoTable struct {
-	m     map[string]memo
-	bytes int
+	m      map[string]memo
+	bytes  int
+	recent [1 << memoRecentBits]memo
 }
 
+const memoRecentBits = 7
+
 func (t *memoTable) get(k string) (memo, bool) {
+	if len(k) == 0 {
+		e, ok := t.m[k]
+		return e, ok
+	}
+	r := &t.recent[memoSlot(k)]
+	if r.key == k { // an empty slot has key "", never k
+		return *r, true
+	}
 	e, ok := t.m[k]
+	if ok {
+		*r = e
+	}
 	return e, ok
+}
+
+// reset empties the table and its cache.
+func (t *memoTable) reset() {
+	clear(t.m)
+	t.bytes = 0
+	t.recent = [len(t.recent)]memo{}
+}
+
+// memoSlot is where k goes in memoTable.recent: a hash of its length and
+// its first and last eight bytes (k is not empty).
+func memoSlot(k string) int {
+	n := len(k)
+	x := uint64(n)
+	if n >= 8 {
+		x ^= le64(k) ^ bits.RotateLeft64(le64(k[n-8:]), 29)
+	} else {
+		for i := 0; i < n; i++ {
+			x = x<<8 | uint64(k[i])
+		}
+	}
+	return int((x * 0x9E3779B97F4A7C15) >> (64 - memoRecentBits))
+}
+
+// le64 is the first eight bytes of s, little-endian.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // put keeps out (k itself when unchanged) for a copy of k; k may be
@@ -98,7 +149,7 @@ func (t *memoTable) putOwned(k, out string, c counts) {
 		clear(t.m)
 		t.bytes = 0
 	}
-	t.m[k] = memo{out, c}
+	t.m[k] = memo{out, c, k}
 	t.bytes += len(k)
 }
 
@@ -124,8 +175,7 @@ func (sc *scratch) mask(s string, st *Stats) string {
 // pseudonym is p.Pseudonym(v) through the memo.
 func (sc *scratch) pseudonym(p *Pseudonymizer, v string) string {
 	if sc.pseudFor != p {
-		clear(sc.pseuds.m)
-		sc.pseuds.bytes = 0
+		sc.pseuds.reset()
 		sc.pseudFor = p
 	}
 	if e, ok := sc.pseuds.get(v); ok {

@@ -44,10 +44,23 @@ type RPC struct {
 	Error     JSONKind // the kind of "error"
 	Params    JSONKind // the kind of "params"
 
-	Err RPCError  // the members of "error", when it is an object
-	Res RPCResult // the members of "result", when it is an object
-	Req RPCParams // the members of "params", when it is an object
+	// The members of "error", "result" and "params", each read when that
+	// member is an object. None is nil: one that is absent or not an
+	// object points at a zero value shared by every message (NoRPCError,
+	// NoRPCResult, NoRPCParams), so that a message, which is a request or
+	// a response, holds only the part it has. Readers never write
+	// through them.
+	Err *RPCError
+	Res *RPCResult
+	Req *RPCParams
 }
+
+// The shared zero parts of an RPC (see RPC.Err): read-only.
+var (
+	NoRPCError  = new(RPCError)
+	NoRPCResult = new(RPCResult)
+	NoRPCParams = new(RPCParams)
+)
 
 // RPCError is the members of a JSON-RPC error object.
 type RPCError struct {
