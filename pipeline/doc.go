@@ -29,7 +29,7 @@
 //     pairing and classification (package classify, pure) of the
 //     conversations routed to them. At each marker a shard advances its
 //     correlator to the Mark (idle conversations end there) and hands over
-//     the round's items, in parts of at most 4,096 items (partItems): a
+//     the round's items, in parts of at most 1,024 items (partItems): a
 //     round that closes many conversations at once (the end of input, an
 //     idle sweep) is never held whole between stages.
 //   - The orderer (shard.go) reads one round from every stream and merges

@@ -80,8 +80,14 @@ func (r *roundOut) recycle() {
 
 // partItems is how many items a shard hands on at most in one part of a
 // round, and how many items the orderer hands the writer at once: what a
-// round that closes many conversations holds in memory between stages.
-const partItems = 4096
+// round that closes many conversations holds in memory between stages
+// (each shard's queue holds up to four parts, and the orderer and the
+// writer one more each). 1,024 rather than 4,096: when the end of input
+// closes 200,000 open conversations at once, the rows in flight took some
+// 20 MB more of live heap at the peak (355-359 against 337-338 MB, peak
+// RSS 472 against 448 MiB, 2 alternated pairs), with no change in CPU or
+// collections on the 1 GiB wire log.
+const partItems = 1024
 
 // shard runs one correlator: it pairs and classifies the conversations
 // routed to it and emits their items in key order.
