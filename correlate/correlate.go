@@ -473,20 +473,33 @@ func (ex *exchange) method() string {
 	return knownMethods[ex.methCode]
 }
 
+// textCode is the place of s in known, or oddText when it is not there
+// (its text is then kept in the exchange's rare part).
+func textCode(known []string, s string) uint8 {
+	for i, k := range known {
+		if s == k {
+			return uint8(i)
+		}
+	}
+	return oddText
+}
+
+// setOdd keeps s in *field of the rare part when code says it is not a
+// known text, and clears that field of a rare part there is otherwise.
+func (ex *exchange) setOdd(code uint8, field func(*exMore) *string, s string) {
+	switch {
+	case code == oddText:
+		*field(ex.morePart()) = s
+	case ex.more != nil:
+		*field(ex.more) = ""
+	}
+}
+
 // setMethod sets its method, keeping the text of one not among
 // knownMethods as it is given.
 func (ex *exchange) setMethod(m string) {
-	for i, k := range knownMethods {
-		if m == k {
-			ex.methCode = uint8(i)
-			if ex.more != nil {
-				ex.more.method = ""
-			}
-			return
-		}
-	}
-	ex.methCode = oddText
-	ex.morePart().method = m
+	ex.methCode = textCode(knownMethods[:], m)
+	ex.setOdd(ex.methCode, func(x *exMore) *string { return &x.method }, m)
 }
 
 // reqVersion is the protocol version its request gave ("" none).
@@ -498,17 +511,8 @@ func (ex *exchange) reqVersion() string {
 }
 
 func (ex *exchange) setReqVersion(v string) {
-	for i, k := range knownVersions {
-		if v == k {
-			ex.verCode = uint8(i)
-			if ex.more != nil {
-				ex.more.version = ""
-			}
-			return
-		}
-	}
-	ex.verCode = oddText
-	ex.morePart().version = v
+	ex.verCode = textCode(knownVersions[:], v)
+	ex.setOdd(ex.verCode, func(x *exMore) *string { return &x.version }, v)
 }
 
 // outcome is its outcome once judged ("" before).
@@ -520,17 +524,8 @@ func (ex *exchange) outcome() string {
 }
 
 func (ex *exchange) setOutcome(o string) {
-	for i, k := range knownOutcomes {
-		if o == k {
-			ex.outCode = uint8(i)
-			if ex.more != nil {
-				ex.more.outcome = ""
-			}
-			return
-		}
-	}
-	ex.outCode = oddText
-	ex.morePart().outcome = o
+	ex.outCode = textCode(knownOutcomes[:], o)
+	ex.setOdd(ex.outCode, func(x *exMore) *string { return &x.outcome }, o)
 }
 
 // round is ex's MRTR round, 1-based; 0 outside a chain.
