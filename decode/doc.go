@@ -36,16 +36,20 @@
 // line) and records where the members every later step reads are, without
 // copying. It reads a string eight bytes at a time, jumping to the first
 // byte it must look at (a quote, a backslash, a control character, a byte
-// from 0x80), so a long body costs about one step per escape. Each body is
-// then decoded once: a JSON body is unescaped into the observation's own
-// memory (one allocation for all its messages' text; jsonstr.UnescapeInto
-// copies eight bytes at a time between escapes) and its messages are read
-// there in one pass each (AppendMessages, msgReader), which fills Kind,
-// ID, Method, the hashes and the typed schema.RPC fields that classify and
-// the correlator read instead of parsing Raw again. An event-stream body
-// is never copied whole: its literal is unescaped 32 KiB at a time into
-// scratch memory and cut into lines there, and an event's data becomes
-// messages as the event is dispatched; with Fold, a
+// from 0x80), so a long body costs about one step per escape. A body (a
+// request's or response's, a stdio line) is unescaped in that same step
+// (scanner.strInto writes each eight bytes as it tests them, and each
+// escape's value) into scratch memory, then copied into the observation's
+// own memory, sized exactly (one allocation for all its messages' text),
+// and its messages are read there in one pass each (AppendMessages,
+// msgReader), which fills Kind, ID, Method, the hashes and the typed
+// schema.RPC fields that classify and the correlator read instead of
+// parsing Raw again. An event-stream body is cut into lines in that
+// scratch memory, and an event's data becomes messages as the event is
+// dispatched. On a line longer than 1 MiB the scratch would cost more
+// memory than it saves work: there a body is unescaped afterwards, from
+// its literal (jsonstr.UnescapeInto; an event stream 32 KiB at a time,
+// never copied whole). With Fold, a
 // run of notifications of one method (a million progress events) becomes
 // one message that counts them. Strings that outlive the line (session
 // ids, URLs, names, ids, methods) are interned per decoder, so nothing

@@ -141,6 +141,88 @@ func (s *scanner) str() bool {
 	}
 }
 
+// strInto is str for a string whose value the caller wants too: in the
+// same pass it writes the value (as jsonstr.AppendUnescaped gives it) to
+// the start of dst and returns its length. dst must be at least
+// len(s.b)-s.i long (eight-byte steps write whole words, at most as far as
+// the literal's own bytes reach). Validation is exactly str's.
+func (s *scanner) strInto(dst []byte) (n int, ok bool) {
+	b := s.b
+	i := s.i + 1
+	if len(dst) < len(b)-s.i {
+		panic("decode: strInto's dst is shorter than its contract")
+	}
+	s.esc = false
+	tbl := &strSpecial
+	if s.utf8 {
+		tbl = &strSpecialUTF8
+	}
+	checkUTF8 := s.utf8
+	// While i <= last, j+8 <= len(dst): j <= i-s.i-1.
+	last, p, out := len(b)-8, unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(dst))
+	j := 0
+	for {
+		for {
+			if i > last {
+				for i < len(b) && !tbl[b[i]] {
+					dst[j] = b[i]
+					i, j = i+1, j+1
+				}
+				break
+			}
+			v := binary.LittleEndian.Uint64(word(p, i))
+			binary.LittleEndian.PutUint64(word(out, j), v)
+			if m := specialMask(v, checkUTF8); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, j = i+k, j+k
+				break
+			}
+			i, j = i+8, j+8
+		}
+		if i >= len(b) {
+			return j, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return j, true
+		case c == '\\':
+			s.esc = true
+			if i+1 >= len(b) {
+				return j, false
+			}
+			if e := jsonstr.ShortEscapes[b[i+1]]; e != 0 {
+				dst[j] = e
+				i, j = i+2, j+1
+				continue
+			}
+			if b[i+1] != 'u' || i+6 > len(b) || !ishex(b[i+2]) || !ishex(b[i+3]) || !ishex(b[i+4]) || !ishex(b[i+5]) {
+				return j, false
+			}
+			// A surrogate pair takes the next \u escape too, which is
+			// then valid: its value is in DC00-DFFF only if its four
+			// characters are hex digits.
+			e, n := jsonstr.AppendEscape(dst[:j], b[i:])
+			i, j = i+n, len(e)
+		case c < 0x20:
+			return j, false
+		default: // from 0x80, with utf8
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return j, false
+			}
+			if i <= last {
+				// The rune's bytes with the word they start (there is
+				// room, as above), rather than a call to copy.
+				binary.LittleEndian.PutUint64(word(out, j), binary.LittleEndian.Uint64(word(p, i)))
+			} else {
+				copy(dst[j:], b[i:i+n])
+			}
+			i, j = i+n, j+n
+		}
+	}
+}
+
 // escapes says what follows a backslash: a one-character escape, a \u
 // escape, or nothing JSON allows (0).
 var escapes = func() (t [256]uint8) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
+	"mcptrace/internal/jsonstr"
 	"os"
 	"path/filepath"
 	"strings"
@@ -393,6 +394,50 @@ func TestStrMatchesByteByByte(t *testing.T) {
 			}
 			if okFast {
 				closed++
+			}
+		}
+	}
+	if closed < checked/10 || closed > checked*9/10 {
+		t.Fatalf("%d of %d literals closed: the corpus does not probe both ways", closed, checked)
+	}
+}
+
+// TestStrIntoMatchesStr: strInto accepts and rejects what str does, ends
+// where it ends, and writes the value jsonstr.AppendUnescaped gives, with
+// dst no longer than its contract asks (the rest of the line).
+func TestStrIntoMatchesStr(t *testing.T) {
+	parts := []string{`\"`, `\\`, `\/`, `\n`, `\r`, `\u00e9`, `\u000A`, `\uD83D\uDE00`, `\uD83D`, `\uDE00`, `\uD83D\u0041`, `\uD83D\uZZZZ`,
+		`\u12`, `\x`, `\`, `"`, "é", "中", "😀", "\xff", "\xe4\xb8", "\x01", "\t", "a", "bc", "defghij", `#`, " ", "\x7f", "\xc2\xa0"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	checked, closed := 0, 0
+	for range 30000 {
+		var lit strings.Builder
+		lit.WriteByte('"')
+		for range rng.IntN(14) {
+			lit.WriteString(parts[rng.IntN(len(parts))])
+		}
+		if rng.IntN(4) > 0 {
+			lit.WriteByte('"')
+		}
+		pad := rng.IntN(9)
+		b := []byte(strings.Repeat(" ", pad) + lit.String() + strings.Repeat("}", rng.IntN(10)))
+		for _, u := range []bool{false, true} {
+			want := scanner{b: b, i: pad, utf8: u}
+			got := scanner{b: b, i: pad, utf8: u}
+			dst := make([]byte, len(b)-pad)
+			okWant := want.str()
+			n, okGot := got.strInto(dst)
+			checked++
+			if okGot != okWant || okGot && (got.i != want.i || got.esc != want.esc) {
+				t.Fatalf("%q from %d (utf8 %v): strInto %v end %d esc %v, str %v end %d esc %v",
+					b, pad, u, okGot, got.i, got.esc, okWant, want.i, want.esc)
+			}
+			if !okGot {
+				continue
+			}
+			closed++
+			if v := jsonstr.AppendUnescaped(nil, b[pad+1:got.i-1]); !bytes.Equal(dst[:n], v) {
+				t.Fatalf("%q from %d (utf8 %v): strInto wrote %q, AppendUnescaped gives %q", b, pad, u, dst[:n], v)
 			}
 		}
 	}

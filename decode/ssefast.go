@@ -8,15 +8,16 @@ import (
 	"mcptrace/schema"
 )
 
-// The wire decoder reads a text/event-stream body from its string literal
-// in the line, decoding escapes a line at a time: the body is never copied
-// whole, and an event's data lives in scratch memory until its messages
-// are read. A JSON string cannot hold a raw line break, so the stream's
-// line breaks are all escapes (\n, \r, \u000a, \u000d), and the text
-// between two backslashes is copied as it is. The literal is unescaped
+// The wire decoder reads a text/event-stream body from its value, which
+// the line's scanner wrote to scratch memory as it validated the string
+// literal (scanner.strInto, see scanBody), and cuts it into lines there: a
+// CR or LF byte is a line break, and nothing else is. An event's data lives
+// in scratch memory until its messages are read. On a line too long for
+// that scratch, the body is never copied whole: the literal is unescaped
 // sseChunk bytes at a time (jsonstr.UnescapeSome) into scratch memory and
-// cut into lines there: once unescaped, a CR or LF byte is a line break,
-// and nothing else is.
+// cut into lines there (a JSON string cannot hold a raw line break, so the
+// stream's line breaks are all escapes, and once unescaped a CR or LF byte
+// is one).
 
 // sseStream is the state of one stream being read (the WHATWG rules, as
 // ParseSSEStream follows them).
@@ -34,7 +35,9 @@ type sseStream struct {
 	lastFrom, lastTo int
 }
 
-func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *arena, lit []byte) {
+// stream reads the events of the response's body: lit, its literal in the
+// line, and dec, its value if the scanner decoded it (nil if not).
+func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *arena, lit, dec []byte) {
 	where := schema.InPostStream
 	if h.Method == "GET" {
 		where = schema.InGetStream
@@ -46,15 +49,23 @@ func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *a
 	d.data, d.typ, d.id, d.held = d.data[:0], d.typ[:0], d.id[:0], d.held[:0]
 	line := d.line[:0]
 	first := true
-	if cap(d.unesc) < sseChunk+11 {
-		d.unesc = make([]byte, sseChunk+11)
+	var buf []byte
+	if dec == nil {
+		if cap(d.unesc) < sseChunk+11 {
+			d.unesc = make([]byte, sseChunk+11)
+		}
+		buf = d.unesc[:cap(d.unesc)]
 	}
-	buf := d.unesc[:cap(d.unesc)]
 	cr := false // the last line ended at a CR: a LF right after it belongs to it
 	for len(lit) > 0 {
-		w, r := jsonstr.UnescapeSome(buf, lit, sseChunk)
-		lit = lit[r:]
-		u := buf[:w]
+		// The next piece of the value: all of it when decoded already.
+		var u []byte
+		if dec != nil {
+			u, lit = dec, nil
+		} else {
+			w, r := jsonstr.UnescapeSome(buf, lit, sseChunk)
+			u, lit = buf[:w], lit[r:]
+		}
 		for len(u) > 0 {
 			if cr {
 				cr = false
@@ -74,17 +85,22 @@ func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *a
 				line = append(line, u...)
 				break
 			}
-			line = append(line, u[:k]...)
+			// A line within the piece is read where it is.
+			ln := u[:k]
+			if len(line) > 0 {
+				line = append(line, ln...)
+				ln = line
+			}
 			cr = u[k] == '\r'
 			u = u[k+1:]
 			if first {
-				line = bytes.TrimPrefix(line, bom)
+				ln = bytes.TrimPrefix(ln, bom)
 				first = false
 			}
-			if len(line) == 0 {
+			if len(ln) == 0 {
 				st.dispatch()
 			} else {
-				st.field(line)
+				st.field(ln)
 			}
 			line = line[:0]
 		}
@@ -113,7 +129,8 @@ func (d *WireDecoder) stream(o *schema.Observation, h *schema.HTTPEvidence, a *a
 
 var bom = []byte("\ufeff")
 
-// sseChunk is how much of a stream's literal is unescaped at a time.
+// sseChunk is how much of a stream's literal is unescaped at a time when
+// the scanner did not decode it.
 const sseChunk = 32 << 10
 
 func (st *sseStream) field(line []byte) {

@@ -41,8 +41,11 @@ type WireDecoder struct {
 	// Event-stream scratch: the current line, the event's data, type and
 	// id buffers, the stream's last event id.
 	line, data, typ, id, held, tmp []byte
-	unesc                          []byte // a stream's literal, unescaped a piece at a time (ssefast.go)
-	names                          map[string]string
+	unesc                          []byte // a stream's literal, unescaped a piece at a time when the scanner did not decode it (ssefast.go)
+	// The values of the body strings (request, response, stdio line),
+	// written by the scanner as it validates them (scanBody).
+	dec   [3][]byte
+	names map[string]string
 	// recent is a cache in front of names, one string a slot (recentSlot):
 	// most strings interned are the few a log repeats on every line
 	// (client and server names and versions, methods), found here by a
@@ -66,7 +69,7 @@ var wirePool = sync.Pool{New: func() any { return NewWireDecoder() }}
 const maxScratch = 1 << 20
 
 func (d *WireDecoder) trim() {
-	for _, b := range []*[]byte{&d.line, &d.data, &d.typ, &d.id, &d.held, &d.tmp} {
+	for _, b := range []*[]byte{&d.line, &d.data, &d.typ, &d.id, &d.held, &d.tmp, &d.dec[0], &d.dec[1], &d.dec[2]} {
 		if cap(*b) > maxScratch {
 			*b = nil
 		}
@@ -163,6 +166,8 @@ type wireScan struct {
 	respHdr                                                                       [3]tok // Content-Type, Retry-After, Mcp-Session-Id
 	failKind, failMsg                                                             tok
 	dir, stdioLine                                                                tok
+	// The values of reqBody, respBody and stdioLine when strings (scanBody).
+	reqDec, respDec, lineDec []byte
 }
 
 var (
@@ -311,7 +316,7 @@ func (d *WireDecoder) scanLine() bool {
 				if i == 0 {
 					return d.scanTo(&w.dir)
 				}
-				return d.scanTo(&w.stdioLine)
+				return d.scanBody(&w.stdioLine, &w.lineDec, 2)
 			})
 			w.stdio = tok{kind: schema.JSONObject, start: start, end: s.i}
 		default:
@@ -355,6 +360,31 @@ func (d *WireDecoder) scanTo(t *tok) bool {
 	*t = v
 	return ok
 }
+
+// scanBody is scanTo for a body: a string's value is written to d.dec[k]
+// in the same pass that validates it (scanner.strInto), and *dec is it.
+// Past scanDecodeMax bytes of line left, where scratch that size would
+// cost more memory than it saves work, *dec stays nil and the body is
+// unescaped from its literal later, as before (bodyMessages, stream).
+func (d *WireDecoder) scanBody(t *tok, dec *[]byte, k int) bool {
+	s := &d.s
+	if s.i >= len(s.b) || s.b[s.i] != '"' || len(s.b)-s.i > scanDecodeMax {
+		return d.scanTo(t)
+	}
+	buf := d.dec[k]
+	if cap(buf) < len(s.b)-s.i {
+		buf = make([]byte, len(s.b)-s.i)
+		d.dec[k] = buf
+	}
+	start := s.i
+	n, ok := s.strInto(buf[:cap(buf)])
+	*t = tok{kind: schema.JSONString, start: start, end: s.i, esc: s.esc}
+	*dec = buf[:n]
+	return ok
+}
+
+// scanDecodeMax: see scanBody (a variable for the tests of both ways).
+var scanDecodeMax = maxScratch
 
 var (
 	httpKeys     = []string{"request", "response", "failure"}
@@ -429,7 +459,7 @@ func (d *WireDecoder) scanRequestMember(i int) bool {
 	case 1:
 		return d.scanTo(&w.url)
 	case 2:
-		return d.scanTo(&w.reqBody)
+		return d.scanBody(&w.reqBody, &w.reqDec, 0)
 	}
 	return d.scanHeaders(&reqHeaders, &w.reqHdr)
 }
@@ -444,7 +474,7 @@ func (d *WireDecoder) scanResponseMember(i int) bool {
 	case 2:
 		return d.scanTo(&w.streamEnd)
 	case 3:
-		return d.scanTo(&w.respBody)
+		return d.scanBody(&w.respBody, &w.respDec, 1)
 	case 4:
 		return d.scanTo(&w.eventTimes)
 	}
@@ -748,8 +778,8 @@ func (d *WireDecoder) build(pos schema.Position) (*schema.Observation, bool) {
 			return nil, false
 		}
 		if o.Stdio != schema.DirStderr {
-			a.hint = w.stdioLine.end - w.stdioLine.start
-			d.bodyMessages(&a, w.stdioLine, schema.InStdio, o.Time)
+			a.hint = bodyLen(w.stdioLine, w.lineDec)
+			d.bodyMessages(&a, w.stdioLine, w.lineDec, schema.InStdio, o.Time)
 		}
 	default:
 		return nil, false
@@ -791,11 +821,11 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = d.text(w.reqHdr[2])
 	}
-	// The arena holds the bodies as decoded; each is no longer than its
-	// literal in the line (of an event stream, only the messages are kept).
+	// The arena holds the bodies as decoded (of an event stream, only the
+	// messages are kept).
 	a.hint = 0
 	if w.reqBody.kind == schema.JSONString {
-		a.hint += w.reqBody.end - w.reqBody.start
+		a.hint += bodyLen(w.reqBody, w.reqDec)
 	}
 	switch {
 	case w.resp.kind == schema.JSONObject && w.fail.kind != schema.JSONAbsent:
@@ -835,34 +865,34 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		h.RespSessionID = d.text(w.respHdr[2])
 		h.SSE = h.ContentType == "text/event-stream"
 		if w.respBody.kind == schema.JSONString {
-			if n := w.respBody.end - w.respBody.start; h.SSE {
+			if n := bodyLen(w.respBody, w.respDec); h.SSE {
 				a.hint += min(n, arenaChunk)
 			} else {
 				a.hint += n
 			}
 		}
 		if w.reqBody.kind == schema.JSONString {
-			if d.overBody(w.reqBody, "request") {
+			if d.overBody(w.reqBody, w.reqDec, "request") {
 				return true
 			}
 			h.RequestHasBody = true
-			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
+			d.bodyMessages(a, w.reqBody, w.reqDec, schema.InRequestBody, o.Time)
 		}
 		if w.respBody.kind == schema.JSONString {
-			if d.overBody(w.respBody, "response") {
+			if d.overBody(w.respBody, w.respDec, "response") {
 				return true
 			}
 			h.BodyRecorded = true
 			lit := d.s.b[w.respBody.start+1 : w.respBody.end-1]
 			if h.SSE {
 				h.BodyEmpty = litIsSpace(lit)
-				d.stream(o, h, a, lit)
+				d.stream(o, h, a, lit, w.respDec)
 				if d.overEvents {
 					d.over = d.Limits.eventsErr(h.SSEEvents)
 					return true
 				}
 			} else {
-				h.BodyEmpty = d.bodyMessages(a, w.respBody, schema.InResponseBody, o.EndTime)
+				h.BodyEmpty = d.bodyMessages(a, w.respBody, w.respDec, schema.InResponseBody, o.EndTime)
 			}
 		}
 	case w.fail.kind == schema.JSONObject:
@@ -877,11 +907,11 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 		}
 		h.FailureMessage = d.text(w.failMsg)
 		if w.reqBody.kind == schema.JSONString {
-			if d.overBody(w.reqBody, "request") {
+			if d.overBody(w.reqBody, w.reqDec, "request") {
 				return true
 			}
 			h.RequestHasBody = true
-			d.bodyMessages(a, w.reqBody, schema.InRequestBody, o.Time)
+			d.bodyMessages(a, w.reqBody, w.reqDec, schema.InRequestBody, o.Time)
 		}
 	default:
 		return false
@@ -898,16 +928,19 @@ func (d *WireDecoder) buildHTTP(o *schema.Observation, h *schema.HTTPEvidence, a
 }
 
 // overBody reports whether the body string t is longer, decoded, than the
-// body limit, and then sets d.over. A literal is never shorter than what it
-// decodes to, so only one longer than the limit is decoded to measure it.
-func (d *WireDecoder) overBody(t tok, which string) bool {
+// body limit, and then sets d.over. dec is its value if the scanner
+// decoded it (scanBody). A literal is never shorter than what it decodes
+// to, so only one longer than the limit is decoded to measure it.
+func (d *WireDecoder) overBody(t tok, dec []byte, which string) bool {
 	lit := d.s.b[t.start+1 : t.end-1]
 	limit := d.Limits.Body()
 	if int64(len(lit)) <= limit {
 		return false
 	}
 	n := int64(len(lit))
-	if t.esc {
+	if dec != nil {
+		n = int64(len(dec))
+	} else if t.esc {
 		n = unescapedLen(lit)
 	}
 	if n <= limit {
@@ -962,17 +995,36 @@ func (d *WireDecoder) mediaType(ct string) string {
 	return d.internStr(mediaType(ct))
 }
 
-// bodyMessages decodes the body literal t of the line into the arena and
-// appends its messages, dated at (when not already dated). It reports
-// whether the body is empty once white space is trimmed.
-func (d *WireDecoder) bodyMessages(a *arena, t tok, where schema.Where, at time.Time) bool {
-	lit := d.s.b[t.start+1 : t.end-1]
-	region := a.take(len(lit))
-	body := region[:len(lit)]
-	if t.esc {
-		body = region[:jsonstr.UnescapeInto(region, lit)]
+// bodyLen is the size the body string t takes in the arena: its value's
+// length if the scanner decoded it (dec, see scanBody), otherwise its
+// literal's, which is never shorter.
+func bodyLen(t tok, dec []byte) int {
+	if dec != nil {
+		return len(dec)
+	}
+	return t.end - t.start
+}
+
+// bodyMessages puts the value of the body string t of the line in the
+// arena (copying dec, its value if the scanner decoded it, or unescaping
+// its literal) and appends its messages, dated at (when not already
+// dated). It reports whether the body is empty once white space is
+// trimmed.
+func (d *WireDecoder) bodyMessages(a *arena, t tok, dec []byte, where schema.Where, at time.Time) bool {
+	var region, body []byte
+	if dec != nil {
+		region = a.take(len(dec))
+		body = region
+		copy(body, dec)
 	} else {
-		copy(body, lit)
+		lit := d.s.b[t.start+1 : t.end-1]
+		region = a.take(len(lit))
+		body = region[:len(lit)]
+		if t.esc {
+			body = region[:jsonstr.UnescapeInto(region, lit)]
+		} else {
+			copy(body, lit)
+		}
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {

@@ -275,8 +275,14 @@ func FuzzWireDecoder(f *testing.F) {
 	d := NewWireDecoder()
 	f.Fuzz(func(t *testing.T, line []byte, fold bool) {
 		d.Fold = fold
-		if m := wireMismatch(d, line); m != "" {
-			t.Error(m)
+		// Bodies decoded by the scanner, and (none left to it) unescaped
+		// from their literals.
+		defer func(m int) { scanDecodeMax = m }(scanDecodeMax)
+		for _, m := range []int{maxScratch, 0} {
+			scanDecodeMax = m
+			if m := wireMismatch(d, line); m != "" {
+				t.Errorf("scanDecodeMax %d: %s", scanDecodeMax, m)
+			}
 		}
 	})
 }
@@ -308,10 +314,20 @@ func TestParseSSEStreamMatchesReference(t *testing.T) {
 	}
 }
 
-// TestStreamAcrossPieces: a stream's literal is unescaped sseChunk bytes at
-// a time; a CR LF, an escaped quote or a \u escape cut by a piece's end
-// reads as the general decoder reads it, wherever the cut falls.
+// TestStreamAcrossPieces: a stream's literal is decoded whole by the
+// line's scanner, or (on a line too long for that, here every line) is
+// unescaped sseChunk bytes at a time; a CR LF, an escaped quote or a \u
+// escape cut by a piece's end reads as the general decoder reads it,
+// wherever the cut falls, and so it does decoded whole.
 func TestStreamAcrossPieces(t *testing.T) {
+	defer func(m int) { scanDecodeMax = m }(scanDecodeMax)
+	for _, m := range []int{0, maxScratch} {
+		scanDecodeMax = m
+		streamAcrossPieces(t)
+	}
+}
+
+func streamAcrossPieces(t *testing.T) {
 	d := NewWireDecoder()
 	checked := 0
 	for _, brk := range []string{"\r\n", "\n", "\r"} {
