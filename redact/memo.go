@@ -160,16 +160,27 @@ func (sc *scratch) mask(s string, st *Stats) string {
 	if len(s) > maxMemoText {
 		return maskWith(s, st)
 	}
+	e := sc.maskMemo(s)
+	e.addTo(st)
+	return e.out
+}
+
+// maskMemo is the memo entry of MaskWith(s), made if missing: its key is
+// the table's own copy of s, its counts what masking s counts. s is not
+// longer than maxMemoText.
+func (sc *scratch) maskMemo(s string) memo {
 	if e, ok := sc.masks.get(s); ok {
-		e.addTo(st)
-		return e.out
+		return e
 	}
 	sc.tally.reset()
 	out := maskWith(s, &sc.tally)
 	c := sc.tally.keep()
-	sc.masks.put(s, out, c)
-	c.addTo(st)
-	return out
+	k := strings.Clone(s)
+	if out == s {
+		out = k
+	}
+	sc.masks.putOwned(k, out, c)
+	return memo{out, c, k}
 }
 
 // pseudonym is p.Pseudonym(v) through the memo.
@@ -186,4 +197,20 @@ func (sc *scratch) pseudonym(p *Pseudonymizer, v string) string {
 		sc.pseuds.put(v, out, counts{})
 	}
 	return out
+}
+
+// pseudonymMemo is the memo entry of p.Pseudonym(v), made if missing (v
+// is not longer than maxMemoText).
+func (sc *scratch) pseudonymMemo(p *Pseudonymizer, v string) memo {
+	if sc.pseudFor != p {
+		sc.pseuds.reset()
+		sc.pseudFor = p
+	}
+	if e, ok := sc.pseuds.get(v); ok {
+		return e
+	}
+	k := strings.Clone(v)
+	out := sc.pseudonymOf(p, k)
+	sc.pseuds.putOwned(k, out, counts{})
+	return memo{out: out, key: k}
 }

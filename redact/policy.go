@@ -88,7 +88,46 @@ var Fields = []struct {
 // Policy maps output fields to actions.
 type Policy struct {
 	actions map[string]Action
-	Origin  string // "default" or the file it was read from
+	byField []Action // actions by Field, what indexed made of actions
+	Origin  string   // "default" or the file it was read from
+}
+
+// Field is an output field by its place in Fields: a policy answers for it
+// with an index into a slice, not a map lookup by name.
+type Field int
+
+// NoField is what FieldOf says of a name that is not in Fields: its action
+// is drop, as for any field a policy does not name.
+const NoField Field = -1
+
+// FieldOf returns the Field named name, or NoField.
+func FieldOf(name string) Field {
+	for i, f := range Fields {
+		if f.Name == name {
+			return Field(i)
+		}
+	}
+	return NoField
+}
+
+// indexed fills byField from actions, once the policy is complete.
+func (p *Policy) indexed() *Policy {
+	p.byField = make([]Action, len(Fields))
+	for i, f := range Fields {
+		p.byField[i] = p.Action(f.Name)
+	}
+	return p
+}
+
+// ActionOf is Action for a Field.
+func (p *Policy) ActionOf(f Field) Action {
+	if uint(f) < uint(len(p.byField)) {
+		return p.byField[f]
+	}
+	if f >= 0 && int(f) < len(Fields) { // a Policy not made by this package's constructors
+		return p.Action(Fields[f].Name)
+	}
+	return Action{Kind: Drop}
 }
 
 // DefaultPolicy is safe without configuration: session ids pseudonymized,
@@ -102,7 +141,7 @@ func DefaultPolicy() *Policy {
 		}
 		p.actions[f.Name] = a
 	}
-	return p
+	return p.indexed()
 }
 
 // LoadPolicy reads a YAML policy file:
@@ -177,7 +216,7 @@ func LoadPolicy(path string) (*Policy, error) {
 			p.actions[fk.Value] = a
 		}
 	}
-	return p, nil
+	return p.indexed(), nil
 }
 
 // nameOrNot quotes a key only if it looks like a name (letters, digits,
@@ -280,5 +319,5 @@ func NoRedaction() *Policy {
 	for _, f := range Fields {
 		p.actions[f.Name] = Action{Kind: Keep}
 	}
-	return p
+	return p.indexed()
 }

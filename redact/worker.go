@@ -16,12 +16,24 @@ type Worker struct {
 	r    *Redactor
 	sc   scratch
 	urls map[string]urlMemo
-	strs []string // a slab the pointers of changed fields point into
+	strs []string   // a slab the pointers of changed fields point into
+	last []lastText // by Field: the value each field had last, redacted
+}
+
+// lastText is the last value of one field and what its action made of it:
+// most fields have the same value row after row (names, versions, media
+// types), and one comparison finds it, without hashing it for the memos.
+type lastText struct {
+	a     Action
+	pseud *Pseudonymizer // for a pseudonym
+	in    string         // a memo's own copy of the value
+	out   string
+	counts
 }
 
 // urlMemo is a URL as a field's action and SanitizeURL leave it.
 type urlMemo struct {
-	field string
+	field Field
 	out   string
 	keep  bool // the field is not dropped
 	counts
@@ -92,11 +104,63 @@ func (w *Worker) text(a Action, v string) (string, bool) {
 }
 
 // Optional is Redactor.Optional; an unchanged value keeps its pointer.
-func (w *Worker) Optional(field string, v **string) {
+func (w *Worker) Optional(field string, v **string) { w.optional(w.r.Policy.Action(field), v) }
+
+// OptionalField is Optional for a Field: the action by index, not by
+// name, and the field's last value remembered.
+func (w *Worker) OptionalField(f Field, v **string) {
 	if *v == nil {
 		return
 	}
-	s, ok := w.Text(field, **v)
+	s, ok := w.textField(f, **v)
+	switch {
+	case !ok:
+		*v = nil
+	case s != **v:
+		*v = w.Str(s)
+	}
+}
+
+// textField is text under the action of f, through the field's last value:
+// the same result and counts.
+func (w *Worker) textField(f Field, v string) (string, bool) {
+	r := w.r
+	a := r.Policy.ActionOf(f)
+	switch a.Kind {
+	case Pseudonymize, MaskAction, Truncate:
+	default:
+		return w.text(a, v)
+	}
+	if len(v) > maxMemoText || uint(f) >= uint(len(Fields)) {
+		return w.text(a, v)
+	}
+	if w.last == nil {
+		w.last = make([]lastText, len(Fields))
+	}
+	l := &w.last[f]
+	if l.in == v && l.a == a && (a.Kind != Pseudonymize || l.pseud == r.Pseud) && l.in != "" {
+		l.addTo(r.Stats)
+		return l.out, true
+	}
+	var e memo
+	if a.Kind == Pseudonymize {
+		e = w.sc.pseudonymMemo(r.Pseud, v)
+	} else {
+		e = w.sc.maskMemo(v)
+		if a.Kind == Truncate && len(e.out) > a.N && utf8.RuneCountInString(e.out) > a.N {
+			e.out = string([]rune(e.out)[:a.N]) + "…"
+		}
+	}
+	*l = lastText{a: a, pseud: r.Pseud, in: e.key, out: e.out, counts: e.counts}
+	e.addTo(r.Stats)
+	return e.out, true
+}
+
+func (w *Worker) optional(a Action, v **string) {
+	if *v == nil {
+		return
+	}
+	s, ok := w.text(a, **v)
 	switch {
 	case !ok:
 		*v = nil
@@ -107,18 +171,25 @@ func (w *Worker) Optional(field string, v **string) {
 
 // Required is Redactor.Required.
 func (w *Worker) Required(field string, v *string) {
-	s, _ := w.Text(field, *v)
-	*v = s
+	*v, _ = w.text(w.r.Policy.Action(field), *v)
+}
+
+// RequiredField is Required for a Field.
+func (w *Worker) RequiredField(f Field, v *string) {
+	*v, _ = w.textField(f, *v)
 }
 
 // URL redacts a URL column: unless the policy keeps the field as it is,
 // SanitizeURL, then the field's action, as Optional does. Each URL is
 // worked out once per worker.
-func (w *Worker) URL(field string, v **string) {
+func (w *Worker) URL(field string, v **string) { w.URLField(FieldOf(field), v) }
+
+// URLField is URL for a Field.
+func (w *Worker) URLField(field Field, v **string) {
 	if *v == nil {
 		return
 	}
-	a := w.r.Policy.Action(field)
+	a := w.r.Policy.ActionOf(field)
 	if a.Kind == Keep {
 		return
 	}
@@ -137,7 +208,7 @@ func (w *Worker) URL(field string, v **string) {
 	}
 }
 
-func (w *Worker) sanitize(field string, a Action, raw string) urlMemo {
+func (w *Worker) sanitize(field Field, a Action, raw string) urlMemo {
 	r := w.r
 	t := &w.sc.tally
 	t.reset()
