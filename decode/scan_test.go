@@ -370,12 +370,30 @@ func (s *scanner) refStr() bool {
 func TestStrMatchesByteByByte(t *testing.T) {
 	parts := []string{`\"`, `\\`, `\/`, `\n`, `\u00e9`, `\uD83D\uDE00`, `\u12`, `\x`, `\`, `"`, "é", "中", "\xff", "\xe4\xb8", "\x01", "\t",
 		"a", "bc", "defghij", `#`, `]`, " ", "\x7f", "\xc2\xa0"}
-	rng := rand.New(rand.NewPCG(3, 5))
+	eachLiteral(t, rand.New(rand.NewPCG(3, 5)), parts, 12, func(b []byte, pad int, u bool) bool {
+		fast := scanner{b: b, i: pad, utf8: u}
+		slow := scanner{b: b, i: pad, utf8: u}
+		okFast, okSlow := fast.str(), slow.refStr()
+		if okFast != okSlow || okFast && (fast.i != slow.i || fast.esc != slow.esc) {
+			t.Fatalf("%q from %d (utf8 %v): str %v end %d esc %v, byte by byte %v end %d esc %v",
+				b, pad, u, okFast, fast.i, fast.esc, okSlow, slow.i, slow.esc)
+		}
+		return okFast
+	})
+}
+
+// eachLiteral calls check on 30,000 string literals of up to most-1 of
+// parts (a quarter left unclosed), each after up to 8 spaces and before up
+// to 9 closing braces, with and without the UTF-8 check; check says
+// whether the literal was read as closed, and the corpus must have gone
+// both ways.
+func eachLiteral(t *testing.T, rng *rand.Rand, parts []string, most int, check func(b []byte, pad int, utf8 bool) (closed bool)) {
+	t.Helper()
 	checked, closed := 0, 0
 	for range 30000 {
 		var lit strings.Builder
 		lit.WriteByte('"')
-		for range rng.IntN(12) {
+		for range rng.IntN(most) {
 			lit.WriteString(parts[rng.IntN(len(parts))])
 		}
 		if rng.IntN(4) > 0 {
@@ -384,15 +402,8 @@ func TestStrMatchesByteByByte(t *testing.T) {
 		pad := rng.IntN(9)
 		b := []byte(strings.Repeat(" ", pad) + lit.String() + strings.Repeat("}", rng.IntN(10)))
 		for _, u := range []bool{false, true} {
-			fast := scanner{b: b, i: pad, utf8: u}
-			slow := scanner{b: b, i: pad, utf8: u}
-			okFast, okSlow := fast.str(), slow.refStr()
 			checked++
-			if okFast != okSlow || okFast && (fast.i != slow.i || fast.esc != slow.esc) {
-				t.Fatalf("%q from %d (utf8 %v): str %v end %d esc %v, byte by byte %v end %d esc %v",
-					b, pad, u, okFast, fast.i, fast.esc, okSlow, slow.i, slow.esc)
-			}
-			if okFast {
+			if check(b, pad, u) {
 				closed++
 			}
 		}
@@ -408,40 +419,21 @@ func TestStrMatchesByteByByte(t *testing.T) {
 func TestStrIntoMatchesStr(t *testing.T) {
 	parts := []string{`\"`, `\\`, `\/`, `\n`, `\r`, `\u00e9`, `\u000A`, `\uD83D\uDE00`, `\uD83D`, `\uDE00`, `\uD83D\u0041`, `\uD83D\uZZZZ`,
 		`\u12`, `\x`, `\`, `"`, "é", "中", "😀", "\xff", "\xe4\xb8", "\x01", "\t", "a", "bc", "defghij", `#`, " ", "\x7f", "\xc2\xa0"}
-	rng := rand.New(rand.NewPCG(7, 11))
-	checked, closed := 0, 0
-	for range 30000 {
-		var lit strings.Builder
-		lit.WriteByte('"')
-		for range rng.IntN(14) {
-			lit.WriteString(parts[rng.IntN(len(parts))])
+	eachLiteral(t, rand.New(rand.NewPCG(7, 11)), parts, 14, func(b []byte, pad int, u bool) bool {
+		want := scanner{b: b, i: pad, utf8: u}
+		got := scanner{b: b, i: pad, utf8: u}
+		dst := make([]byte, len(b)-pad)
+		okWant := want.str()
+		n, okGot := got.strInto(dst)
+		if okGot != okWant || okGot && (got.i != want.i || got.esc != want.esc) {
+			t.Fatalf("%q from %d (utf8 %v): strInto %v end %d esc %v, str %v end %d esc %v",
+				b, pad, u, okGot, got.i, got.esc, okWant, want.i, want.esc)
 		}
-		if rng.IntN(4) > 0 {
-			lit.WriteByte('"')
-		}
-		pad := rng.IntN(9)
-		b := []byte(strings.Repeat(" ", pad) + lit.String() + strings.Repeat("}", rng.IntN(10)))
-		for _, u := range []bool{false, true} {
-			want := scanner{b: b, i: pad, utf8: u}
-			got := scanner{b: b, i: pad, utf8: u}
-			dst := make([]byte, len(b)-pad)
-			okWant := want.str()
-			n, okGot := got.strInto(dst)
-			checked++
-			if okGot != okWant || okGot && (got.i != want.i || got.esc != want.esc) {
-				t.Fatalf("%q from %d (utf8 %v): strInto %v end %d esc %v, str %v end %d esc %v",
-					b, pad, u, okGot, got.i, got.esc, okWant, want.i, want.esc)
-			}
-			if !okGot {
-				continue
-			}
-			closed++
+		if okGot {
 			if v := jsonstr.AppendUnescaped(nil, b[pad+1:got.i-1]); !bytes.Equal(dst[:n], v) {
 				t.Fatalf("%q from %d (utf8 %v): strInto wrote %q, AppendUnescaped gives %q", b, pad, u, dst[:n], v)
 			}
 		}
-	}
-	if closed < checked/10 || closed > checked*9/10 {
-		t.Fatalf("%d of %d literals closed: the corpus does not probe both ways", closed, checked)
-	}
+		return okGot
+	})
 }
