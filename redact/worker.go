@@ -94,11 +94,7 @@ func (w *Worker) text(a Action, v string) (string, bool) {
 	case MaskAction:
 		return w.sc.mask(v, r.Stats), true
 	case Truncate:
-		v = w.sc.mask(v, r.Stats)
-		if len(v) > a.N && utf8.RuneCountInString(v) > a.N {
-			v = string([]rune(v)[:a.N]) + "…"
-		}
-		return v, true
+		return truncate(w.sc.mask(v, r.Stats), a.N), true
 	}
 	return "", false
 }
@@ -113,12 +109,7 @@ func (w *Worker) OptionalField(f Field, v **string) {
 		return
 	}
 	s, ok := w.textField(f, **v)
-	switch {
-	case !ok:
-		*v = nil
-	case s != **v:
-		*v = w.Str(s)
-	}
+	w.put(v, s, ok)
 }
 
 // textField is text under the action of f, through the field's last value:
@@ -147,8 +138,8 @@ func (w *Worker) textField(f Field, v string) (string, bool) {
 		e = w.sc.pseudonymMemo(r.Pseud, v)
 	} else {
 		e = w.sc.maskMemo(v)
-		if a.Kind == Truncate && len(e.out) > a.N && utf8.RuneCountInString(e.out) > a.N {
-			e.out = string([]rune(e.out)[:a.N]) + "…"
+		if a.Kind == Truncate {
+			e.out = truncate(e.out, a.N)
 		}
 	}
 	*l = lastText{a: a, pseud: r.Pseud, in: e.key, out: e.out, counts: e.counts}
@@ -161,12 +152,26 @@ func (w *Worker) optional(a Action, v **string) {
 		return
 	}
 	s, ok := w.text(a, **v)
+	w.put(v, s, ok)
+}
+
+// put stores the redacted s in *v: nil when the field is dropped (not
+// ok), the old pointer when the value is unchanged, else s interned.
+func (w *Worker) put(v **string, s string, ok bool) {
 	switch {
 	case !ok:
 		*v = nil
 	case s != **v:
 		*v = w.Str(s)
 	}
+}
+
+// truncate keeps the first n characters of v and marks the cut with "…".
+func truncate(v string, n int) string {
+	if len(v) > n && utf8.RuneCountInString(v) > n {
+		return string([]rune(v)[:n]) + "…"
+	}
+	return v
 }
 
 // Required is Redactor.Required.
@@ -219,8 +224,8 @@ func (w *Worker) sanitize(field Field, a Action, raw string) urlMemo {
 		s = w.sc.pseudonym(r.Pseud, s)
 	case MaskAction, Truncate:
 		s = maskWith(s, t)
-		if a.Kind == Truncate && len(s) > a.N && utf8.RuneCountInString(s) > a.N {
-			s = string([]rune(s)[:a.N]) + "…"
+		if a.Kind == Truncate {
+			s = truncate(s, a.N)
 		}
 	case Keep:
 	default:
