@@ -90,3 +90,42 @@ func TestHeapPacer(t *testing.T) {
 	stop()
 	runtime.KeepAlive(live)
 }
+
+// TestPacerOwningTheLimit: while the pacer owns the soft limit and little
+// is live, GOGC is limitPercent from the start (the limit decides when to
+// collect); with more than the floor live a collection lowers it to the
+// pacer's percent; stop puts back GOGC=100 and the limit found at start.
+func TestPacerOwningTheLimit(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	before := debug.SetMemoryLimit(-1)
+	runtime.GC() // the live heap the pacer reads is the last collection's: not an earlier test's
+	stop := startPacer(false, true)
+	if pc := gogc(); pc != limitPercent {
+		t.Errorf("GOGC %d at start with little live, want %d", pc, limitPercent)
+	}
+	if l := debug.SetMemoryLimit(-1); l < softFloor {
+		t.Errorf("soft limit %d MiB at start, want at least %d MiB", l>>20, softFloor>>20)
+	}
+	live := make([]byte, 2*paceFloor)
+	var got int
+	for range 100 { // the finalizer runs after the collection, on its own goroutine
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		if got = gogc(); got != limitPercent {
+			break
+		}
+	}
+	runtime.KeepAlive(live)
+	if got != 25 {
+		t.Errorf("GOGC %d with %d MiB live, want 25", got, len(live)>>20)
+	}
+	stop()
+	if pc := gogc(); pc != 100 {
+		t.Errorf("GOGC %d after stop, want 100", pc)
+	}
+	if l := debug.SetMemoryLimit(-1); l != before {
+		t.Errorf("soft limit %d after stop, want %d as before", l, before)
+	}
+}
