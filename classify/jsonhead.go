@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 
 	"mcptrace/internal/jsonstr"
@@ -279,45 +281,59 @@ type valueHead struct {
 // more false (the caller then gives up: what is written is still a prefix
 // of the value).
 func (h *valueHead) fill(in string, limit int) {
+	// i and n are h.i and h.n, kept in registers. Plain bytes are copied
+	// eight at a time while eight more fit below limit, as indexSpecial
+	// finds the first byte that is not plain (every byte up to it is
+	// written; the word's others are written over later or never read).
+	i, n := h.i, h.n
 	h.more = false
-	for h.i < len(in) {
-		if h.n >= limit {
-			h.more = true
+	src := unsafe.Slice(unsafe.StringData(in), len(in))
+	for i < len(in) {
+		if n >= limit {
+			h.i, h.n, h.more = i, n, true
 			return
 		}
-		c := in[h.i]
-		if c >= ' ' && c != '\\' && c != '"' {
-			h.b[h.n] = c
-			h.n++
-			h.i++
-			continue
-		}
-		if c != '\\' || h.i+1 >= len(in) {
-			h.i = len(in)
-			return
-		}
-		if e, ok := jsonstr.ShortEscape(in[h.i+1]); ok {
-			h.b[h.n] = e
-			h.n++
-			h.i += 2
-			continue
-		}
-		switch in[h.i+1] {
-		case 'u':
-			if h.i+6 > len(in) {
-				h.i = len(in)
-				return
+		for i+8 <= len(src) && n+8 <= limit {
+			v := binary.LittleEndian.Uint64(src[i:])
+			binary.LittleEndian.PutUint64(h.b[n:], v)
+			if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 {
+				k := bits.TrailingZeros64(m) / 8
+				n += k
+				i += k
+				break
 			}
-			e := unsafe.Slice(unsafe.StringData(in[h.i:]), len(in)-h.i)
-			out, k := jsonstr.AppendEscape(h.b[h.n:h.n:len(h.b)], e)
-			h.n += len(out)
-			h.i += k
+			n += 8
+			i += 8
+		}
+		if i >= len(in) || n >= limit {
 			continue
-		default:
-			h.i = len(in)
+		}
+		c := in[i]
+		if c >= ' ' && c != '\\' && c != '"' {
+			h.b[n] = c
+			n++
+			i++
+			continue
+		}
+		if c != '\\' || i+1 >= len(in) {
+			h.i, h.n = len(in), n
 			return
 		}
+		if e := jsonstr.ShortEscapes[in[i+1]]; e != 0 {
+			h.b[n] = e
+			n++
+			i += 2
+			continue
+		}
+		if in[i+1] != 'u' || i+6 > len(in) {
+			h.i, h.n = len(in), n
+			return
+		}
+		out, k := jsonstr.AppendEscape(h.b[n:n:len(h.b)], src[i:])
+		n += len(out)
+		i += k
 	}
+	h.i, h.n = i, n
 }
 
 // mayStartJSON: the value of the literal whose inside is in may start, once

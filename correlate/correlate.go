@@ -1505,7 +1505,7 @@ func (c *Correlator) finish(cv *conversation, ex *exchange) {
 	if r.SessionExpired && ex.chain() == nil {
 		// Held by the Linker until the log shows whether the client
 		// re-initialized.
-		c.emitRowOf(cv, ex, *r, true)
+		c.emitRowOf(cv, ex, r, true)
 		c.forgetLive(cv, ex)
 		c.prune(cv)
 		return

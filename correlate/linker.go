@@ -27,7 +27,17 @@ type Item struct {
 	ref  exRef // the exchange
 	row  *schema.Exchange
 	ev   *linkEvent
+	st   *stateEvent // itemState's event: most events are these
 	end  *ConvEnd
+}
+
+// stateEvent is what itemState tells: a request's new retry state, and
+// the Linker's record of it (linkEvent's state and lx). Its own type, of
+// 32 bytes rather than linkEvent's 240 (issue 11: most link events are
+// state changes).
+type stateEvent struct {
+	state exState
+	lx    *linkEx
 }
 
 // ConvEnd reports a closed conversation: its key (ConversationKey), the Seq
@@ -132,15 +142,19 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 }
 
 // emitRowOf emits the row of a judged exchange with what the Linker needs
-// of it beyond the row (diagnose.go).
-func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row schema.Exchange, hold bool) {
+// of it beyond the row (diagnose.go). The row is handed on as it is, not
+// copied: it is ex's own (its rowBox, attach), and the caller drops ex's
+// live part right after (forgetLive), so nothing of the correlator reads
+// or writes it again and it is the Item's, as a copy from the slab was
+// (issue 11: one copy of every row, 840 bytes, less).
+func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row *schema.Exchange, hold bool) {
 	if c.cutting {
 		row.HoldCut = true
 		if c.evicting {
 			row.Reason += c.evictedReason()
 		}
 	}
-	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: c.emitted(&row), hold: hold, ran: int32(ex.ran)}
+	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: row, hold: hold, ran: int32(ex.ran)}
 	if stuck := ex.holdRO().stuckSince; hold || !stuck.IsZero() {
 		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: stuck})
 	}
@@ -168,7 +182,7 @@ func (c *Correlator) tellState(ex *exchange) {
 	}
 	if st := ex.state(); st != ex.told {
 		ex.told = st
-		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, ev: c.linkEv(linkEvent{state: st, lx: ex.lx})})
+		c.emit(Item{kind: itemState, conv: ex.cv.first, ref: ex.ref, st: c.slabs.states.put(stateEvent{state: st, lx: ex.lx})})
 	}
 }
 
@@ -355,8 +369,8 @@ func (l *Linker) Add(it Item) {
 	case itemState:
 		// A request's record takes its state changes until it is final
 		// (its attach's state is never final).
-		if x := it.ev.lx; x != nil && x.conv != nil && !x.state.final {
-			x.state = it.ev.state
+		if x := it.st.lx; x != nil && x.conv != nil && !x.state.final {
+			x.state = it.st.state
 			l.noteFailed(x)
 		}
 	case itemConv:

@@ -196,7 +196,15 @@ func (c *Correlator) link(cv *conversation, ex *exchange, o *schema.Observation,
 
 // emitChained hands a judged exchange on, holding back the rounds of an MRTR
 // chain until its last round, so every row of the chain gets chain_outcome.
+//
+// Its callers drop ex's live part (forgetLive) right after: the row of an
+// exchange outside a chain goes out as it is (emitRowOf).
 func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
+	ch := ex.chain()
+	if ex.outcome() != classify.InputRequired && ch == nil {
+		c.emitRowOf(cv, ex, ex.getRow(), false)
+		return
+	}
 	row := *ex.getRow()
 	if ex.outcome() == classify.InputRequired {
 		m := ex.morePart()
@@ -212,11 +220,6 @@ func (c *Correlator) emitChained(cv *conversation, ex *exchange) {
 		}
 		m.chain.rows = append(m.chain.rows, row)
 		m.chain.refs = append(m.chain.refs, ex.ref)
-		return
-	}
-	ch := ex.chain()
-	if ch == nil {
-		c.emitRowOf(cv, ex, row, false)
 		return
 	}
 	ch.rows = append(ch.rows, row)

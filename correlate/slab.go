@@ -53,6 +53,7 @@ type rowSlabs struct {
 	// events for the Linker (Item.ev), which reads and drops them.
 	rows   slab[schema.Exchange]
 	events slab[linkEvent]
+	states slab[stateEvent]
 }
 
 // linkEv is &ev from the slab.
