@@ -391,10 +391,16 @@ func (s *scanner) key(n int) (key []byte, esc, done, ok bool) {
 		return nil, false, false, false
 	}
 	start := s.i
-	if !s.str() {
-		return nil, false, false, false
+	if end := s.plainStr(); end > start {
+		// A key without escapes or other stops (most keys): no call.
+		key, esc = s.b[start+1:end], false
+		s.i = end + 1
+	} else {
+		if !s.str() {
+			return nil, false, false, false
+		}
+		key, esc = s.b[start+1:s.i-1], s.esc
 	}
-	key, esc = s.b[start+1:s.i-1], s.esc
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != ':' {
 		return nil, false, false, false
@@ -405,6 +411,26 @@ func (s *scanner) key(n int) (key []byte, esc, done, ok bool) {
 		return nil, false, false, false
 	}
 	return key, esc, false, true
+}
+
+// plainStr is where the string literal at s.i (a '"') ends, its closing
+// quote, when the eight-byte steps of str reach it with no other stop on
+// the way and the literal is no longer than two words; otherwise 0, and
+// str decides. It moves nothing.
+func (s *scanner) plainStr() int {
+	b, i := s.b, s.i+1
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	for w := 0; w < 2 && i <= len(b)-8; w++ {
+		if m := specialMask(load64(p, i), s.utf8); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if *(*byte)(unsafe.Add(p, i)) == '"' {
+				return i
+			}
+			return 0
+		}
+		i += 8
+	}
+	return 0
 }
 
 // elem moves to element n (0-based) of the array being walked; done at the
