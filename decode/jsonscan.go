@@ -57,14 +57,17 @@ func init() {
 // mark is exact: the bit tricks can mark a wrong byte only after a byte
 // that is marked rightly (a borrow runs upwards), never before one, and
 // they never miss one. So the lowest mark is where the scan stops.
+//
+// Each of the three tests is "x - 0x01 has its high bit set and x has
+// not" for one byte x (x = v^'"', v^'\\' and, with 0x20 for 0x01, v
+// itself); the three x share their high bits with v (the constants have
+// none), so "x has not" is one &^ v for all three.
 func specialMask(v uint64, checkUTF8 bool) uint64 {
-	q := v ^ (swarLo * '"')
-	bs := v ^ (swarLo * '\\')
-	r := ((q - swarLo) &^ q) | ((bs - swarLo) &^ bs) | ((v - swarLo*0x20) &^ v)
+	t := (v ^ (swarLo * '"') - swarLo) | (v ^ (swarLo * '\\') - swarLo) | (v - swarLo*0x20)
 	if checkUTF8 {
-		r |= v
+		return (t | v) & swarHi
 	}
-	return r & swarHi
+	return t &^ v & swarHi
 }
 
 func (s *scanner) ws() {
@@ -82,32 +85,38 @@ func (s *scanner) str() bool {
 	b := s.b
 	i := s.i + 1
 	s.esc = false
-	tbl := &strSpecial
-	if s.utf8 {
-		tbl = &strSpecialUTF8
-	}
 	checkUTF8 := s.utf8
 	last, p := len(b)-8, unsafe.Pointer(unsafe.SliceData(b))
 	for {
 		// To the next byte to stop at: eight bytes at a time (through
-		// word, without bounds checks: i <= last keeps them inside b),
+		// load64, without bounds checks: i <= last keeps them inside b),
 		// jumping to the first marked one (exact, see specialMask); the
-		// last few bytes of b one by one.
-		for {
-			if i > last {
-				for i < len(b) && !tbl[b[i]] {
-					i++
-				}
-				break
+		// last few bytes of b one by one. The common stop, a backslash
+		// and a one-character escape, is taken here and the loop goes on.
+		if i <= last {
+			m := specialMask(load64(p, i), checkUTF8)
+			if m == 0 {
+				i += 8
+				continue
 			}
-			if m := specialMask(binary.LittleEndian.Uint64(word(p, i)), checkUTF8); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
+			i += bits.TrailingZeros64(m) >> 3
+			// i < len(b): the mark is one of the eight bytes.
+			if *(*byte)(unsafe.Add(p, i)) == '\\' && i+1 < len(b) && escapes[*(*byte)(unsafe.Add(p, i+1))] == escShort {
+				s.esc = true
+				i += 2
+				continue
 			}
-			i += 8
-		}
-		if i >= len(b) {
-			return false
+		} else {
+			tbl := &strSpecial
+			if checkUTF8 {
+				tbl = &strSpecialUTF8
+			}
+			for i < len(b) && !tbl[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				return false
+			}
 		}
 		switch c := b[i]; {
 		case c == '"':
@@ -153,34 +162,43 @@ func (s *scanner) strInto(dst []byte) (n int, ok bool) {
 		panic("decode: strInto's dst is shorter than its contract")
 	}
 	s.esc = false
-	tbl := &strSpecial
-	if s.utf8 {
-		tbl = &strSpecialUTF8
-	}
 	checkUTF8 := s.utf8
 	// While i <= last, j+8 <= len(dst): j <= i-s.i-1.
 	last, p, out := len(b)-8, unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(dst))
 	j := 0
 	for {
-		for {
-			if i > last {
-				for i < len(b) && !tbl[b[i]] {
-					dst[j] = b[i]
-					i, j = i+1, j+1
+		if i <= last {
+			v := load64(p, i)
+			store64(out, j, v)
+			m := specialMask(v, checkUTF8)
+			if m == 0 {
+				i, j = i+8, j+8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			i, j = i+k, j+k
+			// i < len(b) and j < len(dst), as in str; the common stop,
+			// a one-character escape, is taken here.
+			if *(*byte)(unsafe.Add(p, i)) == '\\' && i+1 < len(b) {
+				if e := jsonstr.ShortEscapes[*(*byte)(unsafe.Add(p, i+1))]; e != 0 {
+					s.esc = true
+					*(*byte)(unsafe.Add(out, j)) = e
+					i, j = i+2, j+1
+					continue
 				}
-				break
 			}
-			v := binary.LittleEndian.Uint64(word(p, i))
-			binary.LittleEndian.PutUint64(word(out, j), v)
-			if m := specialMask(v, checkUTF8); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				i, j = i+k, j+k
-				break
+		} else {
+			tbl := &strSpecial
+			if checkUTF8 {
+				tbl = &strSpecialUTF8
 			}
-			i, j = i+8, j+8
-		}
-		if i >= len(b) {
-			return j, false
+			for i < len(b) && !tbl[b[i]] {
+				dst[j] = b[i]
+				i, j = i+1, j+1
+			}
+			if i >= len(b) {
+				return j, false
+			}
 		}
 		switch c := b[i]; {
 		case c == '"':
@@ -214,7 +232,7 @@ func (s *scanner) strInto(dst []byte) (n int, ok bool) {
 			if i <= last {
 				// The rune's bytes with the word they start (there is
 				// room, as above), rather than a call to copy.
-				binary.LittleEndian.PutUint64(word(out, j), binary.LittleEndian.Uint64(word(p, i)))
+				store64(out, j, load64(p, i))
 			} else {
 				copy(dst[j:], b[i:i+n])
 			}
@@ -240,9 +258,14 @@ const (
 	escU
 )
 
-// word is the eight bytes at p+i, which the caller knows are there.
-func word(p unsafe.Pointer, i int) []byte {
-	return unsafe.Slice((*byte)(unsafe.Add(p, i)), 8)
+// load64 is the eight bytes at p+i, which the caller knows are there, as
+// a little-endian word; store64 writes v there.
+func load64(p unsafe.Pointer, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
+}
+
+func store64(p unsafe.Pointer, i int, v uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(p, i))[:], v)
 }
 
 func ishex(c byte) bool {
@@ -368,10 +391,16 @@ func (s *scanner) key(n int) (key []byte, esc, done, ok bool) {
 		return nil, false, false, false
 	}
 	start := s.i
-	if !s.str() {
-		return nil, false, false, false
+	if end := s.plainStr(); end > start {
+		// A key without escapes or other stops (most keys): no call.
+		key, esc = s.b[start+1:end], false
+		s.i = end + 1
+	} else {
+		if !s.str() {
+			return nil, false, false, false
+		}
+		key, esc = s.b[start+1:s.i-1], s.esc
 	}
-	key, esc = s.b[start+1:s.i-1], s.esc
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != ':' {
 		return nil, false, false, false
@@ -382,6 +411,26 @@ func (s *scanner) key(n int) (key []byte, esc, done, ok bool) {
 		return nil, false, false, false
 	}
 	return key, esc, false, true
+}
+
+// plainStr is where the string literal at s.i (a '"') ends, its closing
+// quote, when the eight-byte steps of str reach it with no other stop on
+// the way and the literal is no longer than two words; otherwise 0, and
+// str decides. It moves nothing.
+func (s *scanner) plainStr() int {
+	b, i := s.b, s.i+1
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	for w := 0; w < 2 && i <= len(b)-8; w++ {
+		if m := specialMask(load64(p, i), s.utf8); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if *(*byte)(unsafe.Add(p, i)) == '"' {
+				return i
+			}
+			return 0
+		}
+		i += 8
+	}
+	return 0
 }
 
 // elem moves to element n (0-based) of the array being walked; done at the

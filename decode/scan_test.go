@@ -437,3 +437,31 @@ func TestStrIntoMatchesStr(t *testing.T) {
 		return okGot
 	})
 }
+
+// TestStrEscapeDenseMatchesByteByByte is TestStrMatchesByteByByte and
+// TestStrIntoMatchesStr on longer literals as dense in escapes as a body of
+// JSON text escaped inside a JSON string (a wire log's): the one-character
+// escapes that str and strInto take inside their eight-byte loop, at every
+// place in a word and across words, next to the stops they leave it for.
+func TestStrEscapeDenseMatchesByteByByte(t *testing.T) {
+	parts := []string{`\"`, `\"`, `\"`, `\\`, `\\\"`, `\n`, `\t`, `\/`, `\u00e9`, `\x`, `\`, `"`, "é", "\xff", "\x01",
+		"a", "bc", "def", "ghij", "klmnopq", `:`, `,`, `{`, "0123456789abcdef"}
+	eachLiteral(t, rand.New(rand.NewPCG(13, 17)), parts, 40, func(b []byte, pad int, u bool) bool {
+		fast := scanner{b: b, i: pad, utf8: u}
+		slow := scanner{b: b, i: pad, utf8: u}
+		into := scanner{b: b, i: pad, utf8: u}
+		okFast, okSlow := fast.str(), slow.refStr()
+		dst := make([]byte, len(b)-pad)
+		n, okInto := into.strInto(dst)
+		if okFast != okSlow || okInto != okSlow || okSlow && (fast.i != slow.i || fast.esc != slow.esc || into.i != slow.i || into.esc != slow.esc) {
+			t.Fatalf("%q from %d (utf8 %v): str %v end %d esc %v, strInto %v end %d esc %v, byte by byte %v end %d esc %v",
+				b, pad, u, okFast, fast.i, fast.esc, okInto, into.i, into.esc, okSlow, slow.i, slow.esc)
+		}
+		if okInto {
+			if v := jsonstr.AppendUnescaped(nil, b[pad+1:into.i-1]); !bytes.Equal(dst[:n], v) {
+				t.Fatalf("%q from %d (utf8 %v): strInto wrote %q, AppendUnescaped gives %q", b, pad, u, dst[:n], v)
+			}
+		}
+		return okSlow
+	})
+}

@@ -507,7 +507,9 @@ func (d *WireDecoder) scanHeaders(names *[3]string, out *[3]tok) bool {
 		}
 		want := -1
 		for i, name := range names {
-			if out[i].kind == schema.JSONAbsent && strings.EqualFold(bstr(key), name) {
+			// A key shorter than the (ASCII) name cannot fold to it:
+			// each of the name's letters is at least one byte of it.
+			if out[i].kind == schema.JSONAbsent && len(key) >= len(name) && strings.EqualFold(bstr(key), name) {
 				want = i
 				break
 			}

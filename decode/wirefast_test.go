@@ -360,3 +360,29 @@ func streamAcrossPieces(t *testing.T) {
 		t.Fatal("nothing checked")
 	}
 }
+
+// TestWireHeaderFoldMatchesReference: scanHeaders skips a header key
+// shorter than the name it looks for; keys that fold to a name through
+// longer UTF-8 (ſ for s, the Kelvin sign for k), keys one byte short or
+// long and every case of the names still decode as the reference does.
+func TestWireHeaderFoldMatchesReference(t *testing.T) {
+	const head = `{"mcptrace":"wire/1","ts":"2026-10-17T10:00:00Z","end_ts":"2026-10-17T10:00:01Z","side":"client","http":{"request":{"method":"POST","url":"https://h/mcp","headers":`
+	const mid = `,"body":"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}"},"response":{"status":200,"headers":`
+	const tail = `,"body":"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"}}}`
+	keys := []string{"Mcp-Session-Id", "mcp-session-id", "MCP-SESSION-ID", "Mcp-ſession-Id", "Mcp-Seſſion-Id", "Mcp-Session-I", "Mcp-Session-Idd",
+		"Last-Event-ID", "laſt-event-id", "Last-Event-I", "MCP-Protocol-Version", "mcp-protocol-verſion", "MCP-Protocol-Versio",
+		"Content-Type", "content-typ", "Retry-After", "retry-after", "Retry-After ", "x", "", "Kontent-Type", "\u212aontent-Type"}
+	d := NewWireDecoder()
+	for i, k := range keys {
+		for j, k2 := range keys {
+			if (i+j)%3 != 0 && i != j {
+				continue
+			}
+			hdr := `{"` + k + `":"v1","` + k2 + `":["v2"]}`
+			line := head + hdr + mid + hdr + tail
+			if m := wireMismatch(d, []byte(line)); m != "" {
+				t.Errorf("%s", m)
+			}
+		}
+	}
+}
