@@ -27,7 +27,8 @@
 // another file names each file as before) or, by default, the scheme of
 // the source identity and 12 hex digits of its SHA-256 (DefaultStem). Contents are deterministic too: parquet-go with the
 // options pipeline/sink.go used (zstd, MaxRowsPerRowGroup, data page v1,
-// 1 MiB dictionaries, a constant CreatedBy), no time or random value in
+// 1 MiB dictionaries, a constant CreatedBy; column chunk statistics and
+// the page index, no statistics in data page headers), no time or random value in
 // names or bytes, and size checks at fixed row counts (every CheckEvery
 // rows of a file), so the same rows in the same order give byte-identical
 // files however the caller batches its writes, provided no roll depends on
