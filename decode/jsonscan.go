@@ -52,6 +52,15 @@ func init() {
 	}
 }
 
+// specialTable is the table str and strInto stop at in a literal's last
+// bytes (fewer than eight left): strSpecialUTF8 when UTF-8 is checked.
+func specialTable(checkUTF8 bool) *[256]bool {
+	if checkUTF8 {
+		return &strSpecialUTF8
+	}
+	return &strSpecial
+}
+
 // specialMask marks with its high bit each of the eight bytes of v (the
 // first in memory the lowest) that a string scan may stop at. The first
 // mark is exact: the bit tricks can mark a wrong byte only after a byte
@@ -107,10 +116,7 @@ func (s *scanner) str() bool {
 				continue
 			}
 		} else {
-			tbl := &strSpecial
-			if checkUTF8 {
-				tbl = &strSpecialUTF8
-			}
+			tbl := specialTable(checkUTF8)
 			for i < len(b) && !tbl[b[i]] {
 				i++
 			}
@@ -188,10 +194,7 @@ func (s *scanner) strInto(dst []byte) (n int, ok bool) {
 				}
 			}
 		} else {
-			tbl := &strSpecial
-			if checkUTF8 {
-				tbl = &strSpecialUTF8
-			}
+			tbl := specialTable(checkUTF8)
 			for i < len(b) && !tbl[b[i]] {
 				dst[j] = b[i]
 				i, j = i+1, j+1
