@@ -282,9 +282,9 @@ type valueHead struct {
 // of the value).
 func (h *valueHead) fill(in string, limit int) {
 	// i and n are h.i and h.n, kept in registers. Plain bytes are copied
-	// eight at a time while eight more fit below limit, as indexSpecial
-	// finds the first byte that is not plain (every byte up to it is
-	// written; the word's others are written over later or never read).
+	// eight at a time while eight more fit below limit, up to the first
+	// byte that is not plain (specialBytes): every byte up to it is
+	// written; the word's others are written over later or never read.
 	i, n := h.i, h.n
 	h.more = false
 	src := unsafe.Slice(unsafe.StringData(in), len(in))
@@ -296,7 +296,7 @@ func (h *valueHead) fill(in string, limit int) {
 		for i+8 <= len(src) && n+8 <= limit {
 			v := binary.LittleEndian.Uint64(src[i:])
 			binary.LittleEndian.PutUint64(h.b[n:], v)
-			if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 {
+			if m := specialBytes(v); m != 0 {
 				k := bits.TrailingZeros64(m) / 8
 				n += k
 				i += k

@@ -513,6 +513,13 @@ func plainEscaped(raw string, i int) bool {
 	return plainHead(unsafe.String(&buf[0], k))
 }
 
+// specialBytes marks with its high bit each byte of v (eight bytes of a
+// JSON string literal, the first in memory the lowest) that is not plain
+// in it: '"', '\\' or a control character.
+func specialBytes(v uint64) uint64 {
+	return zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits
+}
+
 // indexSpecial is the index of the first byte of s that is a backslash, a
 // quote or a control character, -1 if none is.
 func indexSpecial(s string) int {
@@ -530,7 +537,7 @@ func indexSpecial(s string) int {
 		// read (none of which is special).
 		i = min(i, len(b)-8)
 		v := binary.LittleEndian.Uint64(b[i:])
-		if m := zeroByte(v^0x2222222222222222) | zeroByte(v^0x5C5C5C5C5C5C5C5C) | (v-0x2020202020202020)&^v&highBits; m != 0 {
+		if m := specialBytes(v); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 		if i == len(b)-8 {
