@@ -108,8 +108,8 @@ type linkEvent struct {
 	opens      bool      // attach: an initialize or server/discover (a client starting)
 	client     string    // init: the clientInfo name
 	conv       convState // attach, conv
-	state      exState   // attach, state
-	// attach, state: the Linker's record of the request, made by the
+	state      exState   // attach (later changes: stateEvent)
+	// attach: the Linker's record of the request, made by the
 	// correlator (empty) when it tells the attach and filled by the
 	// Linker: the request's state changes find it without a map of the
 	// open requests by exRef (issue 11). Only the Linker reads or writes
@@ -127,13 +127,19 @@ func (c *Correlator) emit(it Item) {
 	c.out(it)
 }
 
-func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, hold bool) {
+// markCut marks a row emitted while the correlator cuts its holds short
+// (hold_cut), with why when it is evicting.
+func (c *Correlator) markCut(row *schema.Exchange) {
 	if c.cutting {
 		row.HoldCut = true
 		if c.evicting {
 			row.Reason += c.evictedReason()
 		}
 	}
+}
+
+func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, hold bool) {
+	c.markCut(&row)
 	it := Item{kind: itemRow, conv: cv.first, ref: ref, row: c.emitted(&row), hold: hold}
 	if hold {
 		it.ev = c.linkEv(linkEvent{log: cv.lin()})
@@ -148,12 +154,7 @@ func (c *Correlator) emitRow(cv *conversation, row schema.Exchange, ref exRef, h
 // or writes it again and it is the Item's, as a copy from the slab was
 // (issue 11: one copy of every row, 840 bytes, less).
 func (c *Correlator) emitRowOf(cv *conversation, ex *exchange, row *schema.Exchange, hold bool) {
-	if c.cutting {
-		row.HoldCut = true
-		if c.evicting {
-			row.Reason += c.evictedReason()
-		}
-	}
+	c.markCut(row)
 	it := Item{kind: itemRow, conv: cv.first, ref: ex.ref, row: row, hold: hold, ran: int32(ex.ran)}
 	if stuck := ex.holdRO().stuckSince; hold || !stuck.IsZero() {
 		it.ev = c.linkEv(linkEvent{log: cv.lin(), stuckSince: stuck})

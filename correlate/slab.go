@@ -49,8 +49,10 @@ type rowSlabs struct {
 	i32s  slab[int32]
 	f64s  slab[float64]
 	bools slab[bool]
-	// Emitted: the rows (each a copy of its own, Item.row) and the
-	// events for the Linker (Item.ev), which reads and drops them.
+	// Emitted: the rows the correlator makes or copies (emitRow, an
+	// MRTR chain's; a judged exchange's own row goes out as it is,
+	// emitRowOf) and the events for the Linker (Item.ev, Item.st), which
+	// reads and drops them.
 	rows   slab[schema.Exchange]
 	events slab[linkEvent]
 	states slab[stateEvent]
